@@ -1,0 +1,56 @@
+#include "progressbar.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
+
+namespace spark::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onInterrupt(int)
+{
+    g_interrupted = true;
+}
+
+} // namespace
+
+void installInterruptHandler()
+{
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+}
+
+bool interrupted()
+{
+    return g_interrupted;
+}
+
+ProgressFn stderrProgress(std::string label)
+{
+    installInterruptHandler();
+    const bool tty = ::isatty(STDERR_FILENO);
+    auto lastDraw = std::make_shared<std::chrono::steady_clock::time_point>();
+    return [label = std::move(label), tty, lastDraw](std::uint64_t done, std::uint64_t total) {
+        if (tty) {
+            const auto now = std::chrono::steady_clock::now();
+            if (done == total || now - *lastDraw > std::chrono::milliseconds(100)) {
+                *lastDraw = now;
+                const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+                const int filled = static_cast<int>(fraction * 30);
+                std::fprintf(stderr, "\r%s [%.*s%*s] %5.1f%%", label.c_str(), filled,
+                             "##############################", 30 - filled, "", 100.0 * fraction);
+                if (done == total) {
+                    std::fputc('\n', stderr);
+                }
+            }
+        }
+        return !g_interrupted.load();
+    };
+}
+
+} // namespace spark::cli

@@ -1,0 +1,10 @@
+# `cpack -G DEB` in a release build folder produces an installable package.
+set(CPACK_PACKAGE_NAME "sparkulator")
+set(CPACK_PACKAGE_VENDOR "Sparkulator")
+set(CPACK_PACKAGE_CONTACT "Sparkulator maintainers <sparkulator@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+include(CPack)
