@@ -35,5 +35,21 @@ if [ "$headless" -eq 0 ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-
   exec "$gui" "$demo"
 fi
 
-set -x
+preset=auto
+case "$arch" in
+  laguna-dflash) preset=laguna-dflash ;;
+  glm-dspark) preset=glm-dspark-patched ;;
+  llama-eagle3) preset=eagle3 ;;
+esac
+out="demo/$arch-$scale-w4a16"
+rm -rf "$out"
+
+step() { printf '\n== %s\n' "$*"; }
+step "inspect $demo"
 "$cli" inspect "$demo"
+step "plan (preset $preset)"
+"$cli" plan "$demo" --preset "$preset"
+step "analyze (W4A16 g128 round-to-nearest error per tensor)"
+"$cli" analyze "$demo"
+step "quantize to $out, then verify"
+"$cli" quantize "$demo" --preset "$preset" --out "$out"

@@ -1,16 +1,97 @@
 #pragma once
 
 #include <QMainWindow>
+#include <memory>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTabWidget;
 
 namespace spark {
 
-/// @brief The Sparkulator main window: a thin shell over core; every action calls sparkcore.
+class CheckpointLoader;
+class Document;
+struct DocumentSnapshot;
+class RecentFiles;
+class TensorsView;
+
+/// @brief How a main window behaves beyond its defaults. Screenshots and tests turn persistence and
+/// dialogs off so that they neither read nor change the user's settings and never block.
+struct MainWindowOptions
+{
+    bool persistState = true;     ///< restore/save geometry and view state, record recent files
+    bool showErrorDialogs = true; ///< report open failures in a message box (besides openFailed)
+};
+
+/// @brief The Sparkulator main window: a thin shell over core. It owns the Document and the tabs; every
+/// tab gets the same Document and registers under an id ("tensors", later "plan", "benchmarks").
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 
-public:
+  public:
     explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(const MainWindowOptions& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Document* document() const { return m_document; }
+    TensorsView* tensorsView() const { return m_tensorsView; }
+    QTabWidget* tabs() const { return m_tabs; }
+    RecentFiles* recentFiles() const { return m_recent; }
+    /// @brief The path of the open document as the user gave it, or empty.
+    QString currentPath() const { return m_currentPath; }
+
+    /// @brief Adds a tab under @p id (lower case, used by --tab).
+    void addTab(const QString& id, QWidget* page, const QString& title);
+    /// @brief Makes the tab @p id current. @return false when there is no such tab.
+    bool showTab(const QString& id);
+    QStringList tabIds() const;
+
+    /// @brief The size a new window would like, in text units so that it scales with the font and DPI.
+    QSize preferredSize() const;
+
+    /// @brief True for what File ▸ Open and drag and drop accept: a folder, a .safetensors file or an index.
+    static bool isOpenablePath(const QString& path);
+    /// @brief The About box text: Sparkulator, Qt (build and runtime) and QCustomPlot versions.
+    static QString aboutText();
+
+  public Q_SLOTS:
+    /// @brief Opens @p path (folder, .safetensors or index) in the background, like File ▸ Open. Emits
+    /// documentLoaded or openFailed; an open started later wins over one still running.
+    void open(const QString& path);
+    void openFolder();
+    void openFile();
+    void showAbout();
+
+  Q_SIGNALS:
+    void documentLoaded(const QString& path);
+    /// @p message names the file and the problem. The previous document stays open.
+    void openFailed(const QString& path, const QString& message);
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+  private:
+    void createActions();
+    void rebuildRecentMenu();
+    void onLoaded(const QString& path, const std::shared_ptr<const DocumentSnapshot>& snapshot);
+    void onFailed(const QString& path, const QString& message);
+    void setBusy(bool busy);
+    QString dialogDirectory() const;
+
+    MainWindowOptions m_options;
+    Document* m_document;
+    CheckpointLoader* m_loader;
+    RecentFiles* m_recent;
+    QTabWidget* m_tabs;
+    TensorsView* m_tensorsView;
+    QMenu* m_recentMenu = nullptr;
+    QLabel* m_summary = nullptr;
+    QProgressBar* m_busy = nullptr;
+    QString m_currentPath;
 };
 
 } // namespace spark

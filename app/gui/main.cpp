@@ -1,14 +1,115 @@
+// The desktop application: `sparkulator [PATH]` opens the GUI; `sparkulator --screenshot OUT.png
+// [--tab tensors] [--select NAME] PATH` renders the window offscreen to a PNG and exits.
 #include "views/mainwindow.h"
+#include "views/screenshot.h"
 
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+constexpr int kExitUsage = 2;
+
+// Decided before QApplication exists, because the platform plugin is chosen in its constructor.
+bool wantsScreenshot(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0) {
+            break;
+        }
+        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void printError(const QString& message)
+{
+    std::fprintf(stderr, "sparkulator: %s\n", message.toLocal8Bit().constData());
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
+    // A screenshot renders without a display (CI, README generation) unless a platform is forced.
+    if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Sparkulator"));
     QApplication::setOrganizationName(QStringLiteral("Sparkulator"));
     QApplication::setApplicationVersion(QStringLiteral(SPARK_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("sparkulator"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/sparkulator.svg")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QApplication::translate(
+        "main", "Inspector and W4A16 quantizer for speculative-decoding draft checkpoints."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QApplication::translate("main",
+                                "Render the window offscreen to <png> after loading PATH, then exit."),
+        QStringLiteral("png"));
+    const QCommandLineOption tab(QStringLiteral("tab"),
+                                 QApplication::translate("main", "Tab to show in the screenshot (tensors)."),
+                                 QStringLiteral("name"), QStringLiteral("tensors"));
+    const QCommandLineOption select(QStringLiteral("select"),
+                                    QApplication::translate("main", "Tensor to select in the screenshot."),
+                                    QStringLiteral("tensor"));
+    parser.addOptions({screenshot, tab, select});
+    parser.addPositionalArgument(
+        QStringLiteral("path"),
+        QApplication::translate("main",
+                                "Checkpoint folder, .safetensors file or model.safetensors.index.json."),
+        QStringLiteral("[path]"));
+    if (!parser.parse(QApplication::arguments())) {
+        printError(parser.errorText());
+        return kExitUsage;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        parser.showHelp(0);
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        parser.showVersion();
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        printError(
+            QApplication::translate("main", "expected at most one path, got %1").arg(positional.size()));
+        return kExitUsage;
+    }
+    const QString path = positional.value(0);
+
+    if (parser.isSet(screenshot)) {
+        spark::ScreenshotRequest request;
+        request.output = parser.value(screenshot);
+        request.checkpoint = path;
+        request.tab = parser.value(tab);
+        request.select = parser.value(select);
+        QString error;
+        const int code = spark::renderScreenshot(request, &error);
+        if (code != 0) {
+            printError(error);
+        }
+        return code;
+    }
+    if (parser.isSet(tab) || parser.isSet(select)) {
+        printError(QApplication::translate("main", "--tab and --select only apply with --screenshot"));
+        return kExitUsage;
+    }
+
     spark::MainWindow window;
     window.show();
+    if (!path.isEmpty()) {
+        // Once the event loop runs, so that an error dialog has a visible window to sit on.
+        QTimer::singleShot(0, &window, [&window, path] { window.open(path); });
+    }
     return QApplication::exec();
 }

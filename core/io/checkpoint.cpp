@@ -37,9 +37,7 @@ std::vector<std::string> listSafetensorsFiles(const fs::path& folder)
     return names;
 }
 
-} // namespace
-
-nlohmann::json readJsonFile(const fs::path& path)
+std::string readSmallFile(const fs::path& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -47,8 +45,44 @@ nlohmann::json readJsonFile(const fs::path& path)
     }
     std::stringstream buffer;
     buffer << in.rdbuf();
+    return buffer.str();
+}
+
+} // namespace
+
+std::map<std::string, std::string> parseIndexJson(std::string_view text, const std::string& label)
+{
+    nlohmann::json index;
     try {
-        return parseStrictJson(buffer.str());
+        index = parseStrictJson(text);
+    } catch (const DuplicateJsonKey& e) {
+        throw IoError(IoErrorKind::DuplicateKey, label, "duplicate key '" + e.key() + "'");
+    } catch (const nlohmann::json::exception& e) {
+        throw IoError(IoErrorKind::InvalidIndex, label, std::string("invalid JSON: ") + e.what());
+    }
+    if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
+        throw IoError(IoErrorKind::InvalidIndex, label, "no 'weight_map' object");
+    }
+    std::map<std::string, std::string> weightMap;
+    for (const auto& [tensor, file] : index["weight_map"].items()) {
+        if (!file.is_string()) {
+            throw IoError(IoErrorKind::InvalidIndex, label, "weight_map value is not a string", tensor);
+        }
+        const auto fileName = file.get<std::string>();
+        if (!isPlainFileName(fileName)) {
+            throw IoError(IoErrorKind::InvalidIndex, label,
+                          "weight_map names '" + fileName + "', which is not a plain file name in the folder", tensor);
+        }
+        weightMap[tensor] = fileName;
+    }
+    return weightMap;
+}
+
+nlohmann::json readJsonFile(const fs::path& path)
+{
+    const auto text = readSmallFile(path);
+    try {
+        return parseStrictJson(text);
     } catch (const DuplicateJsonKey& e) {
         throw IoError(IoErrorKind::DuplicateKey, path.string(), "duplicate key '" + e.key() + "'");
     } catch (const nlohmann::json::exception& e) {
@@ -82,26 +116,13 @@ Checkpoint Checkpoint::open(const fs::path& input)
 
     if (!indexPath.empty()) {
         cp.m_hasIndex = true;
-        const auto index = readJsonFile(indexPath);
-        const std::string label = indexPath.string();
-        if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
-            throw IoError(IoErrorKind::InvalidIndex, label, "no 'weight_map' object");
-        }
-        for (const auto& [tensor, file] : index["weight_map"].items()) {
-            if (!file.is_string()) {
-                throw IoError(IoErrorKind::InvalidIndex, label, "weight_map value is not a string", tensor);
-            }
-            const auto fileName = file.get<std::string>();
-            if (!isPlainFileName(fileName)) {
-                throw IoError(IoErrorKind::InvalidIndex, label,
-                              "weight_map names '" + fileName + "', which is not a plain file name in the folder",
-                              tensor);
-            }
-            weightMap[tensor] = fileName;
+        weightMap = parseIndexJson(readSmallFile(indexPath), indexPath.string());
+        for (const auto& [tensor, fileName] : weightMap) {
             if (std::find(shardNames.begin(), shardNames.end(), fileName) == shardNames.end()) {
                 shardNames.push_back(fileName);
             }
         }
+        const std::string label = indexPath.string();
         std::sort(shardNames.begin(), shardNames.end());
         for (const auto& name : shardNames) {
             if (!fs::exists(cp.m_folder / name)) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,11 @@ private:
 
 /// The index file name that transformers and vLLM use.
 inline constexpr std::string_view kIndexFileName = "model.safetensors.index.json";
+
+/// @brief Parses the text of model.safetensors.index.json into its weight_map (tensor → shard file).
+/// Rejects malformed JSON, duplicate keys, a missing weight_map and entries that are not plain file names
+/// in the folder ("../x", absolute paths). Throws IoError naming @p label.
+std::map<std::string, std::string> parseIndexJson(std::string_view text, const std::string& label);
 
 /// @brief Reads a JSON file strictly (duplicate keys rejected). Throws IoError naming the file.
 nlohmann::json readJsonFile(const std::filesystem::path& path);

@@ -26,6 +26,21 @@ std::optional<int> intField(const nlohmann::json& object, const char* key)
     return std::nullopt;
 }
 
+std::string verifierName(const nlohmann::json& config)
+{
+    // speculators_config.verifier.name_or_path (speculators format); absent for native drafts.
+    const auto spec = config.find("speculators_config");
+    if (spec == config.end() || !spec->is_object()) {
+        return {};
+    }
+    const auto verifier = spec->find("verifier");
+    if (verifier == spec->end() || !verifier->is_object()) {
+        return {};
+    }
+    const auto name = verifier->find("name_or_path");
+    return name != verifier->end() && name->is_string() ? name->get<std::string>() : std::string();
+}
+
 } // namespace
 
 ArchitectureInfo detectArchitecture(const nlohmann::json& config)
@@ -45,7 +60,9 @@ ArchitectureInfo detectArchitecture(const nlohmann::json& config)
         info.kind = DraftArchitecture::LagunaDFlash;
         info.id = "laguna-dflash";
         info.displayName = "Laguna DFlash";
-        info.targetLayers = intField(config.value("dflash_config", nlohmann::json::object()), "num_target_layers");
+        info.targetLayers =
+            intField(config.value("dflash_config", nlohmann::json::object()), "num_target_layers");
+        info.targetLayersSource = "dflash_config.num_target_layers";
     } else if (speculatorsType == "dspark" || arch == "DSparkSpeculator" || arch == "Qwen3DSparkModel") {
         info.kind = DraftArchitecture::DSpark;
         info.id = "dspark";
@@ -54,15 +71,20 @@ ArchitectureInfo detectArchitecture(const nlohmann::json& config)
         info.kind = DraftArchitecture::Qwen3DFlash;
         info.id = "qwen3-dflash";
         info.displayName = "Qwen3 DFlash";
-        info.targetLayers = intField(config.value("dflash_config", nlohmann::json::object()), "num_target_layers");
-    } else if (arch == "LlamaForCausalLMEagle3" || arch == "Eagle3LlamaForCausalLM" || speculatorsType == "eagle3") {
+        info.targetLayers =
+            intField(config.value("dflash_config", nlohmann::json::object()), "num_target_layers");
+        info.targetLayersSource = "dflash_config.num_target_layers";
+    } else if (arch == "LlamaForCausalLMEagle3" || arch == "Eagle3LlamaForCausalLM" ||
+               speculatorsType == "eagle3") {
         info.kind = DraftArchitecture::Eagle3;
         info.id = "eagle3";
         info.displayName = "EAGLE-3";
     }
     if (!info.targetLayers) {
         info.targetLayers = intField(config, "target_num_hidden_layers");
+        info.targetLayersSource = info.targetLayers ? "target_num_hidden_layers" : "";
     }
+    info.verifier = verifierName(config);
     return info;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 
@@ -17,8 +16,13 @@ struct ArchitectureInfo
     std::string id;                 ///< "laguna-dflash", "qwen3-dflash", "dspark", "eagle3", "generic"
     std::string displayName;        ///< "Laguna DFlash"
     std::string configArchitecture; ///< architectures[0] or speculators_model_type, as written
-    bool speculatorsFormat = false; ///< speculators_model_type present (transformer_layer_config holds the model)
+    bool speculatorsFormat =
+        false; ///< speculators_model_type present (transformer_layer_config holds the model)
     std::optional<int> targetLayers; ///< the target's layer count when the config states it
+    std::string targetLayersSource;  ///< the config key it came from ("dflash_config.num_target_layers")
+    /// The verifier (target) the draft was trained against, when the config names it
+    /// (speculators_config.verifier.name_or_path); recorded for the model card's pairing note.
+    std::string verifier;
 };
 
 /// @brief Detects the draft architecture from config.json (an empty object gives "generic").

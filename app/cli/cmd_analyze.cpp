@@ -1,0 +1,131 @@
+// `analyze PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--json]`: what RTN would cost in
+// accuracy for every eligible weight, without writing anything.
+#include "args.h"
+#include "command.h"
+#include "core/quant/analyzer.h"
+#include "format.h"
+#include "progressbar.h"
+
+#include <iostream>
+
+namespace spark::cli {
+
+namespace {
+
+nlohmann::json optionalNumber(const std::optional<double>& value)
+{
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+std::string optionalText(const std::optional<double>& value, int digits, bool scientific = false)
+{
+    if (!value) {
+        return "-";
+    }
+    if (!scientific) {
+        return formatFixed(*value, digits);
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*e", digits, *value);
+    return text;
+}
+
+nlohmann::ordered_json histogramJson(const FixedHistogram& h)
+{
+    return {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}};
+}
+
+nlohmann::ordered_json statsJson(const TensorAnalysis& a)
+{
+    const auto& s = *a.stats;
+    nlohmann::ordered_json t;
+    t["name"] = a.name;
+    t["dtype"] = dtypeName(a.dtype);
+    t["shape"] = a.shape;
+    t["rel_err"] = optionalNumber(s.relErr);
+    t["max_abs_err"] = optionalNumber(s.maxAbsErr);
+    t["p95_abs_err"] = optionalNumber(s.p95AbsErr);
+    t["snr_db"] = optionalNumber(s.snrDb);
+    t["rel_err_exact_qs"] = optionalNumber(s.relErrExactQs);
+    t["dequant_nonfinite"] = s.dequantNonFinite;
+    t["mean_abs_err"] = optionalNumber(s.meanAbsErr);
+    t["mean_abs_w"] = s.meanAbsW;
+    t["err_over_mean_abs_w"] = optionalNumber(s.errOverMeanAbsW);
+    t["groups"] = s.groups;
+    t["eps_scale_groups"] = s.epsScaleGroups;
+    t["q_hist"] = s.qHist;
+    t["weight_hist"] = histogramJson(s.weightHist);
+    t["error_hist"] = histogramJson(s.errorHist);
+    t["file"] = a.file;
+    return t;
+}
+
+} // namespace
+
+int runAnalyze(const std::vector<std::string>& argv)
+{
+    const Args args(argv, {"json"}, {"bits", "group", "threads"});
+    args.expectPositional(1);
+    AnalyzeOptions options;
+    options.scheme.bits = static_cast<int>(args.integer("bits", 4, 4, 8));
+    options.scheme.groupSize = static_cast<int>(args.integer("group", 128, -1, 128));
+    options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 4096));
+    if (!options.scheme.isValid()) {
+        throw UsageError("--bits must be 4 or 8 and --group 32, 64, 128 or -1");
+    }
+    const auto checkpoint = Checkpoint::open(args.positional()[0]);
+    const auto results = analyzeCheckpoint(checkpoint, options, stderrProgress("analyze"));
+
+    std::vector<std::string> errors;
+    for (const auto& a : results) {
+        if (!a.error.empty()) {
+            errors.push_back(a.error);
+        }
+    }
+    if (args.flag("json")) {
+        nlohmann::ordered_json out;
+        out["path"] = checkpoint.folder().string();
+        out["scheme"] = {{"bits", options.scheme.bits},
+                         {"group_size", options.scheme.groupSize},
+                         {"symmetric", true},
+                         {"mode", "ct-compat"}};
+        out["tensors"] = nlohmann::json::array();
+        for (const auto& a : results) {
+            if (a.stats) {
+                out["tensors"].push_back(statsJson(a));
+            }
+        }
+        out["errors"] = nlohmann::json::array();
+        for (const auto& a : results) {
+            if (!a.error.empty()) {
+                out["errors"].push_back({{"name", a.name}, {"file", a.file}, {"message", a.error}});
+            }
+        }
+        std::cout << out.dump(2) << "\n";
+    } else {
+        std::cout << "scheme: " << options.scheme.label() << " symmetric (compressed-tensors RTN)\n\n";
+        Table table({"name", "shape", "rel_err", "max_abs_err", "p95_abs_err", "snr_db"});
+        for (const auto& a : results) {
+            if (!a.stats) {
+                table.add(
+                    {a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), "error", "", "", ""});
+                continue;
+            }
+            const auto& s = *a.stats;
+            std::string rel = optionalText(s.relErr, 5);
+            if (!s.relErr && s.dequantNonFinite > 0) {
+                rel = "inf (" + std::to_string(s.dequantNonFinite) + " non-finite)";
+            }
+            table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), rel,
+                       optionalText(s.maxAbsErr, 3, true), optionalText(s.p95AbsErr, 3, true),
+                       optionalText(s.snrDb, 2)});
+        }
+        table.print(std::cout);
+    }
+    for (const auto& e : errors) {
+        std::cerr << "sparkulator-cli analyze: " << e << "\n";
+    }
+    return errors.empty() ? kExitOk : kExitError;
+}
+
+} // namespace spark::cli

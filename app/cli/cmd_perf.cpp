@@ -1,0 +1,174 @@
+// `perf [--size GIB] [--threads N]`: throughput of the CPU engine on a generated bf16 workload, next
+// to what this machine can read from memory and from a warm file, so the ratios show how close the
+// kernels come to the memory bound.
+#include "args.h"
+#include "command.h"
+#include "core/quant/errorstats.h"
+#include "core/quant/rtn.h"
+#include "core/quant/rtnkernels.h"
+#include "core/util/parallel.h"
+#include "format.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+namespace spark::cli {
+
+namespace {
+
+constexpr std::size_t kCols = 4096;
+constexpr int kRepeats = 3;
+
+double gbPerSecond(std::uint64_t bytes, double seconds)
+{
+    return static_cast<double>(bytes) / seconds / 1e9;
+}
+
+/// Best of kRepeats wall-clock runs of @p work, in seconds (the first run also warms caches/pages).
+template <typename Work> double bestSeconds(Work work)
+{
+    double best = 1e300;
+    for (int i = 0; i < kRepeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        best =
+            std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
+}
+
+/// Weight-like bf16 values: a cheap hash per element, |w| mostly below 0.1 with the full exponent mix.
+void fillWorkload(std::vector<std::uint16_t>& data, unsigned threads)
+{
+    parallelFor(data.size(), std::size_t{1} << 20, threads, [&](std::size_t begin, std::size_t end) {
+        std::uint64_t x = 0x9E3779B97F4A7C15ull ^ begin;
+        for (std::size_t i = begin; i < end; ++i) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            const auto sign = static_cast<std::uint16_t>((x >> 20) & 0x8000u);
+            data[i] = static_cast<std::uint16_t>(sign | (0x3C00u + (x & 0x03FFu)));
+        }
+    });
+}
+
+std::uint64_t sumWords(const std::byte* data, std::size_t bytes, unsigned threads)
+{
+    const std::size_t words = bytes / 8;
+    std::atomic<std::uint64_t> total{0};
+    parallelFor(words, std::size_t{1} << 20, threads, [&](std::size_t begin, std::size_t end) {
+        std::uint64_t a = 0, b = 0, c = 0, d = 0;
+        const auto* p = reinterpret_cast<const std::uint64_t*>(data);
+        std::size_t i = begin;
+        for (; i + 4 <= end; i += 4) {
+            a += p[i];
+            b += p[i + 1];
+            c += p[i + 2];
+            d += p[i + 3];
+        }
+        for (; i < end; ++i) {
+            a += p[i];
+        }
+        total += a + b + c + d;
+    });
+    return total.load();
+}
+
+/// pread of the whole file in 32 MiB blocks into one reused buffer, as analyze reads tensors.
+void readFile(int fd, std::uint64_t size, std::vector<std::byte>& buffer)
+{
+    for (std::uint64_t offset = 0; offset < size;) {
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - offset));
+        const auto got = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset));
+        if (got <= 0) {
+            throw std::runtime_error("perf: read of the temporary file failed");
+        }
+        offset += static_cast<std::uint64_t>(got);
+    }
+}
+
+double measureFileRead(const std::byte* data, std::uint64_t bytes)
+{
+    const auto path =
+        std::filesystem::temp_directory_path() / ("sparkulator-perf-" + std::to_string(::getpid()) + ".bin");
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+        throw std::runtime_error("perf: cannot create " + path.string());
+    }
+    std::filesystem::remove(path); // unlinked now: nothing is left behind even on Ctrl-C
+    for (std::uint64_t offset = 0; offset < bytes;) {
+        const auto got = ::pwrite(fd, data + offset,
+                                  static_cast<std::size_t>(std::min<std::uint64_t>(bytes - offset, 1 << 26)),
+                                  static_cast<off_t>(offset));
+        if (got <= 0) {
+            ::close(fd);
+            throw std::runtime_error("perf: write of the temporary file failed (disk full?)");
+        }
+        offset += static_cast<std::uint64_t>(got);
+    }
+    std::vector<std::byte> buffer(std::size_t{32} << 20);
+    const double seconds = bestSeconds([&] { readFile(fd, bytes, buffer); });
+    ::close(fd);
+    return gbPerSecond(bytes, seconds);
+}
+
+std::string ratioLine(const char* name, double gbps, double memory, double file)
+{
+    return std::string(name) + ": " + formatFixed(gbps, 2) + " GB/s (" + formatFixed(gbps / memory, 2) +
+           " of memory read, " + formatFixed(gbps / file, 2) + " of file read)";
+}
+
+} // namespace
+
+int runPerf(const std::vector<std::string>& argv)
+{
+    const Args args(argv, {}, {"size", "threads"});
+    args.expectPositional(0, 0);
+    const double gib = args.number("size", 1.0);
+    if (!(gib > 0.0) || gib > 64.0) {
+        throw UsageError("--size must be in (0, 64] GiB");
+    }
+    const unsigned threads = resolveThreads(static_cast<int>(args.integer("threads", 0, 0, 4096)));
+    const auto rows = std::max<std::size_t>(1, static_cast<std::size_t>(gib * (1ull << 30) / 2 / kCols));
+    const std::uint64_t bytes = rows * kCols * 2;
+    const QuantScheme scheme{4, 128};
+
+    std::vector<std::uint16_t> data(rows * kCols);
+    fillWorkload(data, threads);
+    const auto* raw = reinterpret_cast<const std::byte*>(data.data());
+    const WeightRows weights{DType::BF16, raw, rows, kCols, 0, "perf.weight"};
+    std::cout << "workload: " << formatBytes(bytes) << " bf16 [" << rows << ", " << kCols << "], "
+              << scheme.label() << ", " << threads << " threads, SIMD target " << kernels::targetName()
+              << "\n";
+
+    volatile std::uint64_t sink = 0;
+    const double memory =
+        gbPerSecond(bytes, bestSeconds([&] { sink = sink + sumWords(raw, bytes, threads); }));
+    std::cout << "memory read: " << formatFixed(memory, 2) << " GB/s\n";
+    const double file = measureFileRead(raw, bytes);
+    std::cout << "file read (pread, warm cache): " << formatFixed(file, 2) << " GB/s\n";
+
+    const double analyze = gbPerSecond(bytes, bestSeconds([&] {
+                                           ErrorStatsAccumulator acc(scheme, rows, kCols);
+                                           acc.addRows(weights, threads);
+                                           sink = sink + acc.result().qHist[0];
+                                       }));
+    std::cout << ratioLine("analyze", analyze, memory, file) << "\n";
+
+    std::vector<std::byte> scales(rows * scheme.groupsPerRow(kCols) * 2);
+    std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(kCols));
+    const double quantize =
+        gbPerSecond(bytes, bestSeconds([&] {
+                        computeScales(weights, scheme, scales.data(), threads);
+                        quantizeRows(weights, scheme, scales.data(), packed.data(), threads);
+                    }));
+    std::cout << ratioLine("quantize+pack", quantize, memory, file) << "\n";
+    return kExitOk;
+}
+
+} // namespace spark::cli

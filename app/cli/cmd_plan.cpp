@@ -1,0 +1,236 @@
+// `plan PATH [plan options] [--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS]
+// [--json]`: what would be quantized, why, what lint says, and what it saves. Headers only.
+#include "args.h"
+#include "command.h"
+#include "core/io/checkpoint.h"
+#include "core/plan/preset.h"
+#include "core/plan/quantplan.h"
+#include "core/plan/timingprediction.h"
+#include "format.h"
+#include "planargs.h"
+
+#include <iostream>
+
+namespace spark::cli {
+namespace {
+
+TimingInputs timingInputsFrom(const Args& args)
+{
+    TimingInputs inputs;
+    auto positive = [&](const std::string& name) -> std::optional<double> {
+        if (!args.value(name)) {
+            return std::nullopt;
+        }
+        const double v = args.number(name, 0);
+        if (v <= 0) {
+            throw UsageError("--" + name + " must be positive");
+        }
+        return v;
+    };
+    inputs.drafterMs = positive("drafter-ms");
+    inputs.cycleMs = positive("cycle-ms");
+    inputs.bandwidthGBps = positive("bandwidth-gbps");
+    if (const auto device = args.value("device")) {
+        if (inputs.bandwidthGBps) {
+            throw UsageError("--bandwidth-gbps and --device exclude each other");
+        }
+        const auto* preset = findDevicePreset(*device);
+        if (!preset) {
+            throw UsageError("--device must be gb10 or h200");
+        }
+        inputs.bandwidthGBps = preset->bandwidthGBps;
+    }
+    return inputs;
+}
+
+std::string shapeOf(const PlannedModule& m)
+{
+    return m.outFeatures ? "[" + std::to_string(m.outFeatures) + ", " + std::to_string(m.inFeatures) + "]"
+                         : "";
+}
+
+nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& prediction,
+                              const std::string& path)
+{
+    nlohmann::ordered_json out;
+    out["path"] = path;
+    out["architecture"] = plan.architecture.id;
+    out["architecture_name"] = plan.architecture.displayName;
+    out["preset"] = plan.preset;
+    out["preset_requested"] = plan.presetRequested;
+    out["scheme"] = {
+        {"bits", plan.scheme.bits}, {"group_size", plan.scheme.groupSize}, {"tp", plan.tpDegree}};
+    out["target_layers"] = plan.targetLayers;
+    out["target_layers_known"] = plan.targetLayersKnown;
+    out["bytes_before"] = plan.sizes.bytesBefore;
+    out["bytes_after"] = plan.sizes.bytesAfter;
+    out["resident_saved"] = plan.sizes.residentSaved();
+    out["streamed_before"] = plan.sizes.streamedBefore;
+    out["streamed_after"] = plan.sizes.streamedAfter;
+    out["quantized_modules"] = plan.sizes.quantizedModules;
+    out["modules"] = nlohmann::ordered_json::array();
+    for (const auto& m : plan.modules) {
+        out["modules"].push_back({{"name", m.name},
+                                  {"weight", m.weightTensor},
+                                  {"vllm_name", m.vllmName},
+                                  {"vllm_class", m.vllmClass},
+                                  {"fused_group", m.fusedGroup},
+                                  {"role", roleName(m.role)},
+                                  {"decision", decisionName(m.decision)},
+                                  {"reason", m.reason},
+                                  {"out_features", m.outFeatures},
+                                  {"in_features", m.inFeatures},
+                                  {"bytes_before", m.bytes},
+                                  {"bytes_after", m.bytesAfter}});
+    }
+    out["lint"] = nlohmann::ordered_json::array();
+    for (const auto& f : plan.lint) {
+        out["lint"].push_back({{"id", f.id},
+                               {"severity", severityName(f.severity)},
+                               {"modules", f.modules},
+                               {"message", f.message},
+                               {"citation", f.citation}});
+    }
+    out["entries"] = nlohmann::ordered_json::array();
+    for (const auto& e : plan.entries) {
+        nlohmann::ordered_json matches = nlohmann::ordered_json::array();
+        for (const auto& m : e.matches) {
+            matches.push_back({{"vllm_name", m.vllmName}, {"module", m.module}});
+        }
+        out["entries"].push_back({{"entry", e.entry},
+                                  {"kind", entryKindName(e.kind)},
+                                  {"source", e.source},
+                                  {"valid", e.valid},
+                                  {"error", e.error},
+                                  {"matches", matches},
+                                  {"warnings", e.warnings}});
+    }
+    if (prediction.available) {
+        out["prediction"] = {{"basis", prediction.basis},
+                             {"drafter_ms_before", prediction.drafterMsBefore},
+                             {"drafter_ms_after", prediction.drafterMsAfter},
+                             {"saving_ms", prediction.savingMs},
+                             {"speedup", prediction.speedup ? nlohmann::ordered_json(*prediction.speedup)
+                                                            : nlohmann::ordered_json(nullptr)},
+                             {"assumption", prediction.assumption}};
+    } else {
+        out["prediction"] = nullptr;
+    }
+    out["ignore"] = plan.ignoreEntries();
+    out["targets"] = plan.targets();
+    out["errors"] = plan.errors;
+    return out;
+}
+
+void printText(const QuantPlan& plan, const TimingPrediction& prediction, const std::string& path)
+{
+    const auto* preset = findPreset(plan.preset);
+    std::cout << "checkpoint:    " << path << "\n"
+              << "architecture:  " << plan.architecture.displayName
+              << (plan.architecture.configArchitecture.empty()
+                      ? ""
+                      : " (" + plan.architecture.configArchitecture + ")")
+              << "\n"
+              << "preset:        "
+              << (plan.presetRequested == plan.preset ? "" : plan.presetRequested + " -> ") << plan.preset
+              << "\n";
+    if (preset) {
+        std::cout << "               " << preset->description << "\n";
+    }
+    std::cout << "scheme:        " << plan.scheme.name()
+              << (plan.tpDegree > 1 ? ", tp " + std::to_string(plan.tpDegree) : "") << "\n"
+              << "target layers: " << plan.targetLayers
+              << (plan.targetLayersKnown ? "" : " (unknown: pass --target-layers N)") << "\n\n";
+
+    Table modules({"module", "role", "shape", "vllm name", "decision", "reason"});
+    for (const auto& m : plan.modules) {
+        modules.add({m.name, std::string(roleName(m.role)), shapeOf(m), m.vllmName,
+                     std::string(decisionName(m.decision)), m.reason});
+    }
+    modules.print(std::cout);
+
+    std::cout << "\nentries:\n";
+    Table entries({"kind", "entry", "source", "matches", "notes"});
+    for (const auto& e : plan.entries) {
+        std::string notes = e.valid ? "" : e.error;
+        for (const auto& w : e.warnings) {
+            notes += (notes.empty() ? "" : "; ") + w;
+        }
+        entries.add(
+            {std::string(entryKindName(e.kind)), e.entry, e.source, std::to_string(e.matches.size()), notes});
+    }
+    entries.print(std::cout);
+
+    std::cout << "\nlint:\n";
+    for (const auto& f : plan.lint) {
+        std::cout << "  " << severityName(f.severity) << " [" << f.id << "] " << f.message;
+        if (!f.citation.empty()) {
+            std::cout << " (" << f.citation << ")";
+        }
+        if (!f.modules.empty()) {
+            std::cout << "\n      modules: ";
+            for (std::size_t i = 0; i < f.modules.size(); ++i) {
+                std::cout << (i ? ", " : "") << f.modules[i];
+            }
+        }
+        std::cout << "\n";
+    }
+
+    const auto& s = plan.sizes;
+    std::cout << "\nsizes:\n"
+              << "  checkpoint:     " << formatBytes(s.bytesBefore) << " -> " << formatBytes(s.bytesAfter)
+              << " (" << s.quantizedModules << " modules quantized)\n"
+              << "  memory handed back: " << formatBytes(s.residentSaved()) << "\n"
+              << "  streamed per draft step: " << formatBytes(s.streamedBefore) << " -> "
+              << formatBytes(s.streamedAfter) << " (gathers excluded)\n";
+    std::cout << "\nprediction:\n";
+    if (prediction.available) {
+        std::cout << "  drafter: " << formatFixed(prediction.drafterMsBefore, 2) << " ms -> "
+                  << formatFixed(prediction.drafterMsAfter, 2) << " ms (saves "
+                  << formatFixed(prediction.savingMs, 2) << " ms; " << prediction.basis << ")\n";
+        if (prediction.speedup) {
+            std::cout << "  decode speedup: x" << formatFixed(*prediction.speedup, 3) << " (+"
+                      << formatFixed((*prediction.speedup - 1) * 100, 1) << "%)\n";
+        }
+    } else {
+        std::cout << "  give --drafter-ms (measured) or --bandwidth-gbps / --device for a drafter time\n";
+    }
+    std::cout << "  assumption: " << prediction.assumption << "\n";
+
+    std::cout << "\nquantization_config:\n  targets: [\"Linear\"]\n  ignore:\n";
+    for (const auto& e : plan.ignoreEntries()) {
+        std::cout << "    " << nlohmann::json(e).dump() << "\n";
+    }
+}
+
+} // namespace
+
+int runPlan(const std::vector<std::string>& argv)
+{
+    auto optionNames = planOptionNames();
+    optionNames.insert(optionNames.end(), {"drafter-ms", "bandwidth-gbps", "device", "cycle-ms"});
+    const Args args(argv, {"json"}, optionNames);
+    args.expectPositional(1);
+    const auto options = planOptionsFrom(args);
+    const auto timing = timingInputsFrom(args);
+    const auto checkpoint = Checkpoint::open(args.positional()[0]);
+    std::vector<TensorInfo> infos;
+    infos.reserve(checkpoint.tensors().size());
+    for (const auto& t : checkpoint.tensors()) {
+        infos.push_back(t.info);
+    }
+    const auto plan = makePlan(checkpoint.config(), infos, options);
+    const auto prediction = predictTiming(plan.sizes, timing);
+    const auto path = checkpoint.folder().string();
+    if (args.flag("json")) {
+        std::cout << toJson(plan, prediction, path).dump(2) << "\n";
+    } else {
+        printText(plan, prediction, path);
+    }
+    for (const auto& e : plan.errors) {
+        std::cerr << "sparkulator-cli plan: error: " << e << "\n";
+    }
+    return plan.errors.empty() ? kExitOk : kExitError;
+}
+
+} // namespace spark::cli

@@ -1,0 +1,181 @@
+// `report FILES... [--baseline ARM] [--markdown] [--json] [--plot OUT.png|.svg|.pdf]`: benchmark statistics
+// headless. Two /metrics scrapes are differenced in the order given (first = before).
+#include "args.h"
+#include "command.h"
+#include "core/bench/bencherror.h"
+#include "core/bench/benchimport.h"
+#include "core/bench/benchreport.h"
+#include "core/bench/benchreportformat.h"
+#include "format.h"
+
+#ifdef SPARK_CLI_PLOTS
+#include "views/benchplot.h"
+#include "views/benchplotqcp.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QSvgGenerator>
+#endif
+
+#include <cstdlib>
+#include <iostream>
+
+namespace spark::cli {
+namespace {
+
+#ifdef SPARK_CLI_PLOTS
+void writePlot(const BenchReport& report, const std::string& path)
+{
+    // QCustomPlot is a widget: it needs a QApplication, which needs a platform. Without a display use
+    // the offscreen one, so that `report --plot` works over ssh and in CI.
+    if (std::getenv("QT_QPA_PLATFORM") == nullptr && std::getenv("DISPLAY") == nullptr &&
+        std::getenv("WAYLAND_DISPLAY") == nullptr) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    static int argc = 1;
+    static char name[] = "sparkulator-cli";
+    static char* argv[] = {name, nullptr};
+    QApplication app(argc, argv);
+    QCustomPlot plot;
+    constexpr int kWidth = 1400;
+    constexpr int kHeight = 1000;
+    plot.resize(kWidth, kHeight);
+    BenchPlot::populateOverview(plot, report);
+    const auto file = QString::fromStdString(path);
+    if (QFileInfo(file).suffix().compare(QLatin1String("svg"), Qt::CaseInsensitive) == 0) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(QSize(kWidth, kHeight));
+        svg.setViewBox(QRect(0, 0, kWidth, kHeight));
+        svg.setTitle(QStringLiteral("Sparkulator benchmark report"));
+        QCPPainter painter;
+        if (!painter.begin(&svg)) {
+            throw std::runtime_error("cannot write " + path);
+        }
+        plot.toPainter(&painter, kWidth, kHeight);
+        painter.end();
+        if (!QFileInfo(file).exists() || QFileInfo(file).size() == 0) {
+            throw std::runtime_error("cannot write " + path);
+        }
+        return;
+    }
+    QString error;
+    if (!BenchPlot::save(plot, file, kWidth, kHeight, &error)) {
+        throw std::runtime_error(error.toStdString());
+    }
+}
+#endif
+
+void printText(const BenchReport& report)
+{
+    std::cout << "baseline: " << report.baselineArm << "\n\n";
+    Table cells(
+        {"arm", "prompt", "n", "decode tok/s", "sd", "median", "CV %", "accept %", "AL", "per-position"});
+    for (const auto& c : report.cells) {
+        const auto* d = c.metric(benchmetric::kDecodeTokS);
+        const auto* r = c.metric(benchmetric::kAcceptanceRate);
+        const auto* al = c.metric(benchmetric::kAcceptanceLength);
+        std::string positions;
+        for (const double p : c.perPositionMean) {
+            positions += (positions.empty() ? "" : " ") + formatBenchFixed(p, 3);
+        }
+        cells.add({c.arm, c.promptLen > 0 ? std::to_string(c.promptLen) : "-", std::to_string(c.records),
+                   d ? formatBenchFixed(d->mean, 3) : "-", d ? formatBenchFixed(d->sd, 3) : "-",
+                   d ? formatBenchFixed(d->median, 3) : "-", d ? formatBenchFixed(100 * d->cv, 2) : "-",
+                   r ? formatBenchFixed(100 * r->mean, 2) : "-", al ? formatBenchFixed(al->mean, 4) : "-",
+                   positions.empty() ? "-" : positions});
+    }
+    cells.print(std::cout);
+    if (report.comparisons.empty()) {
+        return;
+    }
+    std::cout << "\n";
+    Table comparisons(
+        {"metric", "prompt", "arm", "delta", "delta %", "CI low", "CI high", "t", "df", "p", "sigma"});
+    for (const auto& c : report.comparisons) {
+        const auto& w = c.welch;
+        comparisons.add({benchMetricLabel(c.metric), c.promptLen > 0 ? std::to_string(c.promptLen) : "-",
+                         c.candidateArm, formatBenchFixed(w.diff, 4), formatBenchFixed(w.deltaPercent, 2),
+                         formatBenchFixed(w.ciLow, 4), formatBenchFixed(w.ciHigh, 4),
+                         formatBenchFixed(w.t, 3), formatBenchFixed(w.df, 2), formatBenchGeneral(w.p, 3),
+                         formatBenchFixed(w.sigma, 2) + (w.valid && !w.significant() ? " n.s." : "")});
+    }
+    comparisons.print(std::cout);
+    std::cout << "\nsigma: Gaussian-equivalent significance -Phi^-1(p/2) of Welch's two-sided p; "
+              << formatBenchGeneral(100 * report.confidence, 3) << "% CI of the difference\n";
+}
+
+} // namespace
+
+int runReport(const std::vector<std::string>& argv)
+{
+    const Args args(argv, {"markdown", "json", "override-tags"},
+                    {"baseline", "plot", "arm", "prompt-len", "repeat", "metric", "confidence"});
+    if (args.positional().empty()) {
+        throw UsageError("give at least one benchmark file");
+    }
+    if (args.flag("markdown") && args.flag("json")) {
+        throw UsageError("--markdown and --json are exclusive");
+    }
+    RecordTags tags;
+    tags.arm = args.value("arm");
+    if (args.value("prompt-len")) {
+        tags.promptLen = args.integer("prompt-len", 0, 1, 100000000);
+    }
+    if (args.value("repeat")) {
+        tags.repeat = static_cast<int>(args.integer("repeat", 0, 1, 1000000));
+    }
+    tags.override = args.flag("override-tags");
+    BenchReportOptions options;
+    options.baselineArm = args.value("baseline");
+    if (!args.values("metric").empty()) {
+        options.compareMetrics = args.values("metric");
+    }
+    options.confidence = args.number("confidence", 0.95);
+    if (!(options.confidence > 0 && options.confidence < 1)) {
+        throw UsageError("--confidence must be between 0 and 1, e.g. 0.95");
+    }
+    const auto plotPath = args.value("plot");
+#ifndef SPARK_CLI_PLOTS
+    if (plotPath) {
+        throw UsageError("--plot needs a build with the GUI libraries (SPARK_BUILD_GUI=ON)");
+    }
+#endif
+
+    std::vector<std::filesystem::path> paths(args.positional().begin(), args.positional().end());
+    BenchImport import;
+    try {
+        import = importBenchFiles(paths, tags);
+    } catch (const BenchError& e) {
+        std::cerr << "sparkulator-cli report: " << e.what() << "\n";
+        return kExitError;
+    }
+    if (import.records.empty()) {
+        std::cerr << "sparkulator-cli report: no benchmark records in the given files\n";
+        return kExitError;
+    }
+    const auto report = buildBenchReport(import.records, options, import.warnings);
+
+    if (args.flag("json")) {
+        std::cout << benchReportJson(report).dump(2) << "\n";
+    } else if (args.flag("markdown")) {
+        std::cout << benchReportMarkdown(report);
+    } else {
+        printText(report);
+    }
+    // Warnings go to stderr so that --json and --markdown output stays clean for pipes.
+    if (!args.flag("markdown")) {
+        for (const auto& w : report.warnings) {
+            std::cerr << w.text() << "\n";
+        }
+    }
+#ifdef SPARK_CLI_PLOTS
+    if (plotPath) {
+        writePlot(report, *plotPath);
+        std::cerr << "wrote " << *plotPath << "\n";
+    }
+#endif
+    return kExitOk;
+}
+
+} // namespace spark::cli

@@ -1,0 +1,240 @@
+#include "core/bench/benchreport.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace spark {
+namespace {
+
+std::string percentText(double fraction)
+{
+    const double v = std::round(fraction * 1000.0) / 10.0;
+    auto text = std::to_string(v);
+    return text.substr(0, text.find('.') + 2) + "%";
+}
+
+} // namespace
+
+const SampleSummary* BenchCell::metric(const std::string& name) const
+{
+    const auto it = metrics.find(name);
+    return it == metrics.end() ? nullptr : &it->second;
+}
+
+const BenchCell* BenchReport::cell(const std::string& arm, long long promptLen) const
+{
+    for (const auto& c : cells) {
+        if (c.arm == arm && c.promptLen == promptLen) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+const BenchComparison* BenchReport::comparison(const std::string& metric, long long promptLen,
+                                               const std::string& candidateArm) const
+{
+    for (const auto& c : comparisons) {
+        if (c.metric == metric && c.promptLen == promptLen && c.candidateArm == candidateArm) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
+BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReportOptions& options,
+                             std::vector<BenchWarning> importWarnings)
+{
+    BenchReport report;
+    report.confidence = options.confidence;
+    report.warnings = std::move(importWarnings);
+
+    std::vector<std::string> armsSeen;
+    std::set<long long> lens;
+    for (auto& r : records) {
+        if (r.arm.empty()) {
+            r.arm = "(no arm)";
+        }
+        // Counters alone (a /metrics pair, a log) still give the acceptance metrics.
+        if (r.counters && !r.metrics.count(benchmetric::kAcceptanceRate) && r.counters->draftTokens > 0) {
+            r.metrics[benchmetric::kAcceptanceRate] = r.counters->acceptanceRate();
+        }
+        if (r.counters && !r.metrics.count(benchmetric::kAcceptanceLength) && r.counters->hasNumDrafts &&
+            r.counters->numDrafts > 0) {
+            r.metrics[benchmetric::kAcceptanceLength] = r.counters->meanAcceptanceLength();
+        }
+        if (std::find(armsSeen.begin(), armsSeen.end(), r.arm) == armsSeen.end()) {
+            armsSeen.push_back(r.arm);
+        }
+        lens.insert(r.promptLen);
+    }
+
+    if (options.baselineArm) {
+        report.baselineArm = *options.baselineArm;
+        if (!armsSeen.empty() &&
+            std::find(armsSeen.begin(), armsSeen.end(), report.baselineArm) == armsSeen.end()) {
+            std::string list;
+            for (const auto& a : armsSeen) {
+                list += (list.empty() ? "" : ", ") + a;
+            }
+            report.warnings.push_back(
+                {BenchWarningKind::MissingTag,
+                 {},
+                 0,
+                 "baseline arm '" + report.baselineArm + "' is not in the data (arms: " + list + ")"});
+        }
+    } else {
+        const auto bf16 = std::find_if(armsSeen.begin(), armsSeen.end(), [](const std::string& a) {
+            return a.find("bf16") != std::string::npos;
+        });
+        report.baselineArm =
+            bf16 != armsSeen.end() ? *bf16 : (armsSeen.empty() ? std::string() : armsSeen.front());
+    }
+    if (std::find(armsSeen.begin(), armsSeen.end(), report.baselineArm) != armsSeen.end()) {
+        report.arms.push_back(report.baselineArm);
+    }
+    for (const auto& a : armsSeen) {
+        if (a != report.baselineArm) {
+            report.arms.push_back(a);
+        }
+    }
+    report.promptLens.assign(lens.begin(), lens.end());
+
+    for (const auto& arm : report.arms) {
+        for (const auto len : report.promptLens) {
+            std::vector<BenchRecord*> members;
+            for (auto& r : records) {
+                if (r.arm == arm && r.promptLen == len) {
+                    members.push_back(&r);
+                }
+            }
+            if (members.empty()) {
+                continue;
+            }
+            BenchCell cell;
+            cell.arm = arm;
+            cell.promptLen = len;
+            cell.records = members.size();
+            std::map<std::string, std::vector<double>> values;
+            std::set<int> repeats;
+            int nextRepeat = 1;
+            bool allCounters = true;
+            SpecDecodeCounters pooled;
+            std::vector<double> positionSums;
+            std::vector<std::size_t> positionCounts;
+            for (auto* r : members) {
+                if (r->repeat == 0) {
+                    while (repeats.count(nextRepeat)) {
+                        ++nextRepeat;
+                    }
+                    r->repeat = nextRepeat;
+                }
+                if (!repeats.insert(r->repeat).second) {
+                    report.warnings.push_back({BenchWarningKind::InferredTag, r->sourceFile, r->sourceLine,
+                                               "repeat " + std::to_string(r->repeat) + " of arm '" + arm +
+                                                   "' at prompt length " + std::to_string(len) +
+                                                   " appears more than once; both are used"});
+                }
+                for (const auto& [name, v] : r->metrics) {
+                    if (std::isfinite(v)) {
+                        values[name].push_back(v);
+                    }
+                }
+                if (r->counters) {
+                    pooled += *r->counters;
+                } else {
+                    allCounters = false;
+                }
+                if (positionSums.size() < r->perPositionAcceptance.size()) {
+                    positionSums.resize(r->perPositionAcceptance.size(), 0.0);
+                    positionCounts.resize(r->perPositionAcceptance.size(), 0);
+                }
+                for (std::size_t i = 0; i < r->perPositionAcceptance.size(); ++i) {
+                    positionSums[i] += r->perPositionAcceptance[i];
+                    ++positionCounts[i];
+                }
+                if (std::find(cell.sources.begin(), cell.sources.end(), r->sourceFile) ==
+                    cell.sources.end()) {
+                    cell.sources.push_back(r->sourceFile);
+                }
+            }
+            for (const auto& [name, v] : values) {
+                cell.metrics[name] = summarize(v);
+            }
+            for (std::size_t i = 0; i < positionSums.size(); ++i) {
+                cell.perPositionMean.push_back(positionSums[i] / static_cast<double>(positionCounts[i]));
+            }
+            if (allCounters) {
+                cell.pooledCounters = pooled;
+            }
+            report.cells.push_back(std::move(cell));
+        }
+    }
+
+    for (const auto& metric : options.compareMetrics) {
+        for (const auto len : report.promptLens) {
+            const auto* base = report.cell(report.baselineArm, len);
+            const SampleSummary* baseStats = base ? base->metric(metric) : nullptr;
+            if (!baseStats) {
+                continue;
+            }
+            for (const auto& arm : report.arms) {
+                if (arm == report.baselineArm) {
+                    continue;
+                }
+                const auto* cand = report.cell(arm, len);
+                const SampleSummary* candStats = cand ? cand->metric(metric) : nullptr;
+                if (!candStats) {
+                    continue;
+                }
+                BenchComparison c;
+                c.metric = metric;
+                c.promptLen = len;
+                c.baselineArm = report.baselineArm;
+                c.candidateArm = arm;
+                c.baseline = *baseStats;
+                c.candidate = *candStats;
+                c.welch = welchTest(c.baseline, c.candidate, options.confidence);
+                if (!c.welch.valid) {
+                    report.warnings.push_back(
+                        {BenchWarningKind::TooFewRepeats,
+                         {},
+                         0,
+                         metric + " at prompt length " + std::to_string(len) + ": '" + arm + "' vs '" +
+                             report.baselineArm + "' needs at least 2 repeats per arm for a CI (have " +
+                             std::to_string(c.baseline.n) + " and " + std::to_string(c.candidate.n) + ")"});
+                }
+                report.comparisons.push_back(std::move(c));
+            }
+        }
+    }
+
+    // The failure that raises no error: a quantized draft served against a target of another precision
+    // (or any wrong pairing) still runs, just with acceptance near zero and a slowdown instead of a speedup.
+    for (const auto len : report.promptLens) {
+        const auto* base = report.cell(report.baselineArm, len);
+        const auto* baseRate = base ? base->metric(benchmetric::kAcceptanceRate) : nullptr;
+        if (!baseRate || !(baseRate->mean > 0)) {
+            continue;
+        }
+        for (const auto& arm : report.arms) {
+            const auto* cand = arm == report.baselineArm ? nullptr : report.cell(arm, len);
+            const auto* rate = cand ? cand->metric(benchmetric::kAcceptanceRate) : nullptr;
+            if (rate && rate->mean < options.collapseRatio * baseRate->mean) {
+                report.warnings.push_back(
+                    {BenchWarningKind::AcceptanceCollapse,
+                     cand->sources.empty() ? std::string() : cand->sources.front(), 0,
+                     "arm '" + arm + "' accepts " + percentText(rate->mean) +
+                         " of draft tokens at prompt length " + std::to_string(len) + " against " +
+                         percentText(baseRate->mean) + " for '" + report.baselineArm +
+                         "': acceptance collapsed. A draft paired with the wrong target (precision or model) "
+                         "gives near-zero acceptance and no error; check the target and the draft's "
+                         "quantization"});
+            }
+        }
+    }
+    return report;
+}
+
+} // namespace spark

@@ -1,0 +1,153 @@
+#include "core/export/exporter.h"
+
+#include "core/export/quantizationconfig.h"
+#include "core/export/rowchunks.h"
+#include "core/io/ioerror.h"
+#include "core/io/shardedwriter.h"
+#include "core/io/stagingdirectory.h"
+#include "core/quant/rtn.h"
+#include "core/util/parallel.h"
+
+#include <set>
+
+namespace spark {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::span<const std::byte> asBytes(const std::vector<std::int32_t>& words, std::size_t count)
+{
+    return std::as_bytes(std::span(words.data(), count));
+}
+
+void copyTensor(const Checkpoint& source, const CheckpointTensor& tensor, ByteSink& sink)
+{
+    const auto& file = source.fileOf(tensor);
+    std::vector<std::byte> buffer(std::min<std::uint64_t>(tensor.info.byteSize(), kChunkBytes));
+    for (std::uint64_t offset = 0; offset < tensor.info.byteSize(); offset += buffer.size()) {
+        const auto n = std::min<std::uint64_t>(buffer.size(), tensor.info.byteSize() - offset);
+        file.read(tensor.info, offset, std::span(buffer.data(), n));
+        sink.write(std::span<const std::byte>(buffer.data(), n));
+    }
+}
+
+const CheckpointTensor& plannedWeight(const Checkpoint& source, const PlannedModule& module)
+{
+    const auto* tensor = source.find(module.weightTensor);
+    if (!tensor) {
+        throw ExportError("planned weight '" + module.weightTensor + "' is not in the checkpoint");
+    }
+    const auto& info = tensor->info;
+    if (info.shape.size() != 2 || !isQuantizableFloat(info.dtype)) {
+        throw ExportError("'" + info.name + "' is " + std::string(dtypeName(info.dtype)) + " " + info.shapeText() +
+                          ": only 2-D BF16, F16 or F32 weights can be quantized");
+    }
+    return *tensor;
+}
+
+void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, const QuantScheme& scheme,
+                        unsigned threads, std::vector<PlannedTensor>& out)
+{
+    const auto& weight = plannedWeight(source, module);
+    const auto& info = weight.info;
+    const std::uint64_t rows = info.shape[0];
+    const std::uint64_t cols = info.shape[1];
+    const auto base = module.name;
+
+    out.push_back({{base + ".weight_shape", DType::I64, {2}}, [rows, cols](ByteSink& sink) {
+                       const std::int64_t shape[2] = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
+                       sink.write(std::as_bytes(std::span(shape)));
+                   }});
+    out.push_back({{base + ".weight_packed", DType::I32, {rows, scheme.packedWordsPerRow(cols)}},
+                   [&source, &weight, scheme, threads](ByteSink& sink) {
+                       RowChunkReader reader(source, weight);
+                       std::vector<std::byte> scales(reader.maxRows() * scheme.groupsPerRow(reader.cols()) *
+                                                     reader.elementBytes());
+                       std::vector<std::int32_t> packed(reader.maxRows() * scheme.packedWordsPerRow(reader.cols()));
+                       while (const auto rows = reader.next()) {
+                           computeScales(*rows, scheme, scales.data(), threads);
+                           quantizeRows(*rows, scheme, scales.data(), packed.data(), threads);
+                           sink.write(asBytes(packed, rows->rowCount * scheme.packedWordsPerRow(rows->cols)));
+                       }
+                   }});
+    out.push_back({{base + ".weight_scale", info.dtype, {rows, scheme.groupsPerRow(cols)}},
+                   [&source, &weight, scheme, threads](ByteSink& sink) {
+                       RowChunkReader reader(source, weight);
+                       const std::size_t rowScaleBytes = scheme.groupsPerRow(reader.cols()) * reader.elementBytes();
+                       std::vector<std::byte> scales(reader.maxRows() * rowScaleBytes);
+                       while (const auto rows = reader.next()) {
+                           computeScales(*rows, scheme, scales.data(), threads);
+                           sink.write(std::span<const std::byte>(scales.data(), rows->rowCount * rowScaleBytes));
+                       }
+                   }});
+}
+
+/// Files of the source folder that belong in the output unchanged (tokenizer, generation config, ...).
+std::vector<fs::path> companionFiles(const Checkpoint& source, bool replaceReadme)
+{
+    std::set<fs::path> shardPaths;
+    for (const auto& shard : source.shards()) {
+        shardPaths.insert(shard->path().filename());
+    }
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(source.folder(), ec)) {
+        const auto name = entry.path().filename();
+        const auto text = name.string();
+        if (!fs::is_regular_file(entry.path(), ec) || text.starts_with(".") || entry.path().extension() == ".safetensors" ||
+            text == kIndexFileName || text == "config.json" || (replaceReadme && text == "README.md")) {
+            continue;
+        }
+        files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+} // namespace
+
+ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, const ExportOptions& options)
+{
+    if (!plan.errors.empty()) {
+        throw ExportError("the plan has errors: " + plan.errors.front());
+    }
+    const unsigned threads = resolveThreads(static_cast<int>(options.threads));
+    StagingDirectory staging(options.output, {source.folder()});
+
+    ExportResult result;
+    result.bytesBefore = source.totalBytes();
+    std::set<std::string> replaced; // source tensors that quantized modules replace
+    std::vector<PlannedTensor> tensors;
+    for (const auto* module : plan.quantizedModules()) {
+        addQuantizedModule(source, *module, plan.scheme, threads, tensors);
+        replaced.insert(module->weightTensor);
+        ++result.quantizedModules;
+    }
+    for (const auto& tensor : source.tensors()) {
+        if (replaced.contains(tensor.info.name)) {
+            continue;
+        }
+        tensors.push_back({{tensor.info.name, tensor.info.dtype, tensor.info.shape},
+                           [&source, &tensor](ByteSink& sink) { copyTensor(source, tensor, sink); }});
+        ++result.copiedTensors;
+    }
+    const auto written = writeSafetensorsShards(staging.path(), std::move(tensors), {options.maxShardBytes, options.progress});
+    result.shardFiles = written.files;
+    result.bytesAfter = written.totalSize;
+
+    writeTextFile(staging.path() / "config.json", exportedConfig(source.config(), plan).dump(2) + "\n");
+    for (const auto& file : companionFiles(source, !options.modelCard.empty())) {
+        std::error_code ec;
+        if (!fs::copy_file(file, staging.path() / file.filename(), ec)) {
+            throw IoError(IoErrorKind::WriteFailed, file.string(), "cannot copy into the output: " + ec.message());
+        }
+        result.otherFiles.push_back(file.filename().string());
+    }
+    if (!options.modelCard.empty()) {
+        writeTextFile(staging.path() / "README.md", options.modelCard);
+    }
+    staging.commit();
+    return result;
+}
+
+} // namespace spark

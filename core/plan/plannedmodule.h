@@ -1,0 +1,26 @@
+#pragma once
+
+#include "core/plan/draftmodule.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace spark {
+
+/// @brief What the plan does with a module.
+enum class PlanDecision { Quantize, Keep };
+
+/// @brief "quantize", "keep".
+std::string_view decisionName(PlanDecision decision);
+
+/// @brief A module with the plan's decision. The exporter quantizes exactly the modules whose decision is
+/// Quantize (their weightTensor becomes weight_packed/weight_scale/weight_shape) and copies the rest.
+struct PlannedModule : DraftModule
+{
+    PlanDecision decision = PlanDecision::Keep;
+    std::string reason;           ///< one line: which entry decided, or which limit kept it BF16
+    std::uint64_t bytesAfter = 0; ///< the module's bytes after the plan
+};
+
+} // namespace spark

@@ -1,0 +1,472 @@
+#include "core/plan/quantplan.h"
+
+#include "core/plan/draftlayout.h"
+#include "core/plan/ignorelist.h"
+#include "core/plan/preset.h"
+#include "core/plan/vllmmatching.h"
+
+#include <algorithm>
+#include <map>
+
+namespace spark {
+namespace {
+
+/// Compiled entries of one kind and where each came from ("preset glm-dspark", "--ignore").
+struct EntrySet
+{
+    std::vector<MatchEntry> entries;
+    std::vector<std::string> sources;
+    std::vector<bool> fromUser;
+
+    void add(const std::vector<std::string>& texts, const std::string& source, bool user)
+    {
+        for (const auto& t : texts) {
+            entries.emplace_back(t);
+            sources.push_back(source);
+            fromUser.push_back(user);
+        }
+    }
+    std::string describe(int index) const
+    {
+        const auto i = static_cast<std::size_t>(index);
+        return "'" + entries[i].text() + "' (" + sources[i] + ")";
+    }
+};
+
+std::string leafOf(const std::string& name)
+{
+    const auto dot = name.rfind('.');
+    return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+TensorSplit splitOf(const std::string& vllmClass)
+{
+    if (vllmClass == "RowParallelLinear") {
+        return TensorSplit::Input;
+    }
+    if (vllmClass == "ReplicatedLinear" || vllmClass == "Linear") {
+        return TensorSplit::None;
+    }
+    return TensorSplit::Output;
+}
+
+bool isFusedLeaf(const std::string& name)
+{
+    return standardFusedMapping().count(leafOf(name)) != 0;
+}
+
+/// Accumulates findings; errors are also copied to QuantPlan::errors so the exporter refuses.
+class LintSink
+{
+  public:
+    explicit LintSink(QuantPlan& plan) : m_plan(plan) {}
+    void add(std::string id, LintSeverity severity, std::vector<std::string> modules, std::string message,
+             std::string citation)
+    {
+        if (severity == LintSeverity::Error) {
+            m_plan.errors.push_back(message);
+        }
+        m_plan.lint.push_back(
+            {std::move(id), severity, std::move(modules), std::move(message), std::move(citation)});
+    }
+
+  private:
+    QuantPlan& m_plan;
+};
+
+std::string joinNames(const std::vector<std::string>& names, std::size_t max = 3)
+{
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < max; ++i) {
+        out += (i ? ", " : "") + names[i];
+    }
+    if (names.size() > max) {
+        out += " and " + std::to_string(names.size() - max) + " more";
+    }
+    return out;
+}
+
+} // namespace
+
+const PlannedModule* QuantPlan::findModule(std::string_view name) const
+{
+    const auto it =
+        std::find_if(modules.begin(), modules.end(), [&](const PlannedModule& m) { return m.name == name; });
+    return it == modules.end() ? nullptr : &*it;
+}
+
+std::vector<const PlannedModule*> QuantPlan::quantizedModules() const
+{
+    std::vector<const PlannedModule*> out;
+    for (const auto& m : modules) {
+        if (m.decision == PlanDecision::Quantize) {
+            out.push_back(&m);
+        }
+    }
+    return out;
+}
+
+bool QuantPlan::hasLint(std::string_view id) const
+{
+    return std::any_of(lint.begin(), lint.end(), [&](const LintFinding& f) { return f.id == id; });
+}
+
+QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& tensors,
+                   const PlanOptions& options)
+{
+    QuantPlan plan;
+    LintSink lint(plan);
+    const auto& arch = plan.architecture = detectArchitecture(config);
+    plan.presetRequested = options.preset;
+    plan.scheme = {options.bits, options.groupSize};
+    plan.tpDegree = options.tpDegree;
+    if (const auto problem = plan.scheme.problem(); !problem.empty()) {
+        lint.add("scheme", LintSeverity::Error, {}, problem, "format-spec §4.6");
+    }
+    if (options.tpDegree < 1) {
+        lint.add("scheme", LintSeverity::Error, {}, "the tensor-parallel degree must be at least 1", "");
+    }
+
+    // Target layers: vLLM offsets draft layer indices by the target's layer count (§5.1).
+    if (options.targetLayers) {
+        plan.targetLayers = *options.targetLayers;
+        plan.targetLayersKnown = true;
+        if (plan.targetLayers < 0) {
+            lint.add("target-layers", LintSeverity::Error, {}, "the target layer count cannot be negative",
+                     "");
+            plan.targetLayers = 0;
+        }
+    } else if (arch.targetLayers) {
+        plan.targetLayers = *arch.targetLayers;
+        plan.targetLayersKnown = true;
+    } else {
+        lint.add(
+            "target-layers-unknown", LintSeverity::Warning, {},
+            "config.json does not state the target's layer count, so vLLM names assume an offset of 0: pass "
+            "--target-layers N (the target's num_hidden_layers) to see the names vLLM matches; the generated "
+            "suffix-anchored ignore entries do not depend on it.",
+            "format-spec §5.1");
+    }
+
+    plan.preset = options.preset == "auto" ? autoPresetName(arch) : options.preset;
+    const Preset* preset = findPreset(plan.preset);
+    if (!preset) {
+        lint.add("unknown-preset", LintSeverity::Error, {},
+                 "unknown preset '" + options.preset + "' (known: " + presetNames() + ")", "");
+        preset = findPreset("none");
+    }
+
+    const auto described = describeModules(arch, tensors, plan.targetLayers);
+    EntrySet targets;
+    EntrySet ignore;
+    targets.add(preset->targets, "preset " + preset->name, false);
+    targets.add(options.targets, "--target", true);
+    ignore.add(preset->ignore, "preset " + preset->name, false);
+    ignore.add(options.ignore, "--ignore", true);
+    for (const auto* set : {&targets, &ignore}) {
+        const auto kind = set == &targets ? EntryKind::Target : EntryKind::Ignore;
+        for (std::size_t i = 0; i < set->entries.size(); ++i) {
+            auto preview = previewEntry(set->entries[i], kind, set->sources[i], described);
+            if (!preview.valid) {
+                lint.add("invalid-entry", LintSeverity::Error, {set->entries[i].text()}, preview.error, "");
+            } else if (set->fromUser[i]) {
+                for (const auto& w : preview.warnings) {
+                    const bool unmatched = w.starts_with("matches nothing");
+                    lint.add(unmatched ? std::string(entryKindName(kind)) + "-unmatched" : "entry-pattern",
+                             LintSeverity::Warning, {set->entries[i].text()},
+                             std::string(entryKindName(kind)) + " entry '" + set->entries[i].text() + "' " +
+                                 w + ".",
+                             "format-spec §4.1, §6");
+                }
+            }
+            plan.entries.push_back(std::move(preview));
+        }
+    }
+
+    plan.modules.reserve(described.size());
+    for (const auto& d : described) {
+        PlannedModule m;
+        static_cast<DraftModule&>(m) = d;
+        plan.modules.push_back(std::move(m));
+    }
+
+    // Decide per vLLM layer: the shards of a fused layer (q/k/v, gate/up) share one decision (§4.3).
+    std::map<std::string, std::vector<std::size_t>> units;
+    for (std::size_t i = 0; i < plan.modules.size(); ++i) {
+        if (plan.modules[i].isLinear()) {
+            units[plan.modules[i].vllmName].push_back(i);
+        }
+    }
+    static const FusedMapping noMapping;
+    std::vector<std::string> shapeKept, rawKept, rawForced, rawQuantized;
+    for (const auto& [layer, members] : units) {
+        const auto& lead = plan.modules[members.front()];
+        std::vector<std::string> names;
+        for (const auto i : members) {
+            names.push_back(plan.modules[i].name);
+        }
+        auto setAll = [&](PlanDecision decision, const std::string& reason) {
+            for (const auto i : members) {
+                plan.modules[i].decision = decision;
+                plan.modules[i].reason = reason;
+            }
+        };
+
+        // Targets: name, class ("Linear"), or every shard by name (vLLM find_matched_target).
+        bool hit = matchesTarget(layer, lead.vllmClass, targets.entries, standardFusedMapping());
+        for (const auto& alias : lead.vllmAliases) {
+            hit = hit || firstMatch(targets.entries, alias) >= 0;
+        }
+        int hitIndex = -1;
+        for (std::size_t t = 0; t < targets.entries.size() && hitIndex < 0; ++t) {
+            const std::vector<MatchEntry> one{targets.entries[t]};
+            if (matchesTarget(layer, lead.vllmClass, one, standardFusedMapping())) {
+                hitIndex = static_cast<int>(t);
+            }
+        }
+
+        // Ignore: as vLLM decides for drafts today (fused name, no mapping) and once vllm#53116 is fixed
+        // (shard names through the mapping). Shards that disagree make vLLM raise: show its error now.
+        const auto byName = shouldIgnoreLayer(layer, ignore.entries, noMapping);
+        const auto byShards = shouldIgnoreLayer(layer, ignore.entries, standardFusedMapping());
+        bool aliasIgnored = false;
+        for (const auto& alias : lead.vllmAliases) {
+            aliasIgnored = aliasIgnored || shouldIgnoreLayer(alias, ignore.entries, noMapping).ignored;
+        }
+        if (!byShards.error.empty()) {
+            lint.add("fused-group", LintSeverity::Error, names,
+                     "ignore entries split the fused " + lead.fusedGroup + " of " + layer +
+                         "; vLLM would raise: " + byShards.error,
+                     "format-spec §4.3");
+            setAll(PlanDecision::Keep,
+                   "ignore entries disagree on its shards (vLLM raises): " + byShards.error);
+            continue;
+        }
+        if (isFusedLeaf(layer) && byName.ignored != byShards.ignored) {
+            lint.add("fused-entry-mismatch", LintSeverity::Warning, names,
+                     "the ignore entries select " + layer + " by " +
+                         (byName.ignored ? "its fused name but not its shard names"
+                                         : "its shard names but not its fused name") +
+                         ": vLLM decides drafts by the fused name today and by the shards once vllm#53116 is "
+                         "fixed; "
+                         "the plan keeps it BF16 and the generated ignore list covers both.",
+                     "vllm#53116");
+        }
+        const bool ignored = byName.ignored || byShards.ignored || aliasIgnored;
+        if (ignored) {
+            const int index = byName.entryIndex >= 0 ? byName.entryIndex : byShards.entryIndex;
+            setAll(PlanDecision::Keep,
+                   index >= 0 ? "ignored by " + ignore.describe(index) : "ignored (older vLLM name)");
+            if (lead.readsRawWeight) {
+                rawKept.insert(rawKept.end(), names.begin(), names.end());
+            }
+            continue;
+        }
+        if (!hit) {
+            setAll(PlanDecision::Keep, "no target entry selects it");
+            if (lead.readsRawWeight) {
+                rawKept.insert(rawKept.end(), names.begin(), names.end());
+            }
+            continue;
+        }
+
+        // Selected: apply the hard limits, for every shard, so a fused group never splits.
+        std::string keepReason;
+        for (const auto i : members) {
+            const auto& m = plan.modules[i];
+            if (!m.vllmLimit.empty()) {
+                keepReason = m.vllmLimit;
+            } else if (m.readsRawWeight && !preset->patchedVllm) {
+                keepReason =
+                    "vLLM reads " + leafOf(layer) +
+                    ".weight directly (context-KV buffers): stock vLLM cannot load it quantized (vllm#51581)";
+                rawForced.insert(rawForced.end(), names.begin(), names.end());
+            } else if (!isQuantizableFloat(m.dtype)) {
+                keepReason = "weight dtype " + std::string(dtypeName(m.dtype)) + " is not BF16, F16 or F32";
+            } else if (const auto shape = plan.scheme.shapeProblem(m.outFeatures, m.inFeatures,
+                                                                   splitOf(m.vllmClass), plan.tpDegree);
+                       !shape.empty()) {
+                keepReason = "shape: " + (members.size() > 1 ? m.name + " " : std::string()) + shape;
+                shapeKept.insert(shapeKept.end(), names.begin(), names.end());
+            }
+            if (!keepReason.empty()) {
+                break;
+            }
+        }
+        if (!keepReason.empty()) {
+            setAll(PlanDecision::Keep, keepReason);
+            continue;
+        }
+        std::string reason =
+            plan.scheme.name() + ": selected by " +
+            (hitIndex >= 0 ? targets.describe(hitIndex) : std::string("its shards' targets"));
+        if (members.size() > 1 || !lead.fusedGroup.empty()) {
+            reason += ", with the whole fused " + lead.fusedGroup;
+        }
+        setAll(PlanDecision::Quantize, reason);
+        if (lead.readsRawWeight) {
+            rawQuantized.insert(rawQuantized.end(), names.begin(), names.end());
+        }
+    }
+
+    // Everything that is not a Linear keeps its bytes; say why, and lint a user who tried anyway.
+    std::vector<std::string> headsSelected, embeddingsSelected, tinyKept, tinyQuantized;
+    for (auto& m : plan.modules) {
+        if (m.isLinear()) {
+            if (std::min(m.outFeatures, m.inFeatures) < 128) {
+                (m.decision == PlanDecision::Quantize ? tinyQuantized : tinyKept).push_back(m.name);
+            }
+            continue;
+        }
+        switch (m.role) {
+        case ModuleRole::Norm:
+            m.reason = "norm: a 1-D scale, copied as is";
+            break;
+        case ModuleRole::Buffer:
+            m.reason = m.vllmLimit.empty() ? "buffer: copied as is" : "buffer: " + m.vllmLimit;
+            break;
+        default:
+            m.reason = m.vllmLimit.empty() ? "not a Linear" : m.vllmLimit;
+            break;
+        }
+        // A user naming a head or embedding wants to know why it stays BF16, even if a preset ignores it.
+        bool userNamed = false;
+        bool presetNamed = false;
+        for (std::size_t t = 0; t < targets.entries.size(); ++t) {
+            if (targets.entries[t].matches(m.vllmName)) {
+                (targets.fromUser[t] ? userNamed : presetNamed) = true;
+            }
+        }
+        if (userNamed || (presetNamed && firstMatch(ignore.entries, m.vllmName) < 0)) {
+            if (m.role == ModuleRole::Head) {
+                headsSelected.push_back(m.name);
+            } else if (m.role == ModuleRole::Embedding) {
+                embeddingsSelected.push_back(m.name);
+            }
+        }
+        if (m.role == ModuleRole::Head && m.outFeatures && std::min(m.outFeatures, m.inFeatures) <= 1024) {
+            tinyKept.push_back(m.name);
+        }
+    }
+
+    // Sizes (§2.1) and the bytes one draft step streams (gathers excluded).
+    for (auto& m : plan.modules) {
+        m.bytesAfter = m.bytes;
+        if (m.decision == PlanDecision::Quantize) {
+            const auto packed = plan.scheme.quantizedBytes(m.outFeatures, m.inFeatures, m.dtype);
+            m.bytesAfter = m.bytes - m.weightBytes + packed;
+            plan.sizes.quantizedWeightsBefore += m.weightBytes;
+            plan.sizes.quantizedWeightsAfter += packed;
+            ++plan.sizes.quantizedModules;
+        }
+        plan.sizes.bytesBefore += m.bytes;
+        plan.sizes.bytesAfter += m.bytesAfter;
+        if (!m.gathered) {
+            plan.sizes.streamedBefore += m.bytes;
+            plan.sizes.streamedAfter += m.bytesAfter;
+        }
+    }
+
+    // Lint.
+    if (!rawQuantized.empty()) {
+        lint.add("raw-weight-read", LintSeverity::Warning, rawQuantized,
+                 "q/k/v are quantized: stock vLLM slices qkv_proj.weight to build the context KV and fails "
+                 "to load "
+                 "this draft (AttributeError), so serve it only on a vLLM with that path routed through "
+                 "quant_method.",
+                 "vllm#51581");
+    }
+    if (!rawForced.empty()) {
+        lint.add(
+            "raw-weight-read", LintSeverity::Warning, rawForced,
+            "selected for quantization but kept BF16: vLLM reads qkv_proj.weight directly for the context KV "
+            "(use the -patched preset only with a vLLM that fixed it).",
+            "vllm#51581");
+    } else if (!rawKept.empty()) {
+        lint.add(
+            "raw-weight-read", LintSeverity::Info, rawKept,
+            "q/k/v stay BF16: vLLM reads qkv_proj.weight directly for the context KV, so stock vLLM cannot "
+            "load them quantized.",
+            "vllm#51581");
+    }
+    if (!shapeKept.empty()) {
+        lint.add(
+            "kernel-shape", LintSeverity::Warning, shapeKept,
+            "kept BF16 because Marlin/Machete need in % 128 == 0, out % 64 == 0 and in % group == 0 on each "
+            "rank's part (" +
+                joinNames(shapeKept) + ").",
+            "format-spec §4.6");
+    }
+    if (plan.scheme.groupSize == 32) {
+        lint.add(
+            "kernel-group-size", LintSeverity::Info, {},
+            "group size 32 runs on Marlin only: Machete (chosen first on H100/H200) supports -1, 64 and 128.",
+            "format-spec §4.6");
+    }
+    if (!headsSelected.empty()) {
+        lint.add(
+            "lm-head", LintSeverity::Warning, headsSelected,
+            "kept BF16 although a target names it: the head emits the draft logits (quantizing it was "
+            "measured "
+            "to cost acceptance) and a ParallelLMHead is never selected by the exported \"Linear\" target.",
+            "format-spec §4.4");
+    }
+    if (!embeddingsSelected.empty()) {
+        lint.add("embedding-gather", LintSeverity::Warning, embeddingsSelected,
+                 "kept BF16 although a target names it: an embedding is a gather of a few rows per token, so "
+                 "quantizing it buys no speed.",
+                 "format-spec §5");
+    }
+    if (!tinyQuantized.empty()) {
+        lint.add("tiny-or-low-rank", LintSeverity::Warning, tinyQuantized,
+                 "tiny modules quantized: they save almost no bytes and their rounding error is not averaged "
+                 "over many inputs.",
+                 "format-spec §5.3");
+    }
+    if (!tinyKept.empty()) {
+        lint.add("tiny-or-low-rank", LintSeverity::Info, tinyKept,
+                 "tiny or low-rank heads stay BF16: quantizing them saves little and their error lands "
+                 "directly on "
+                 "the logits.",
+                 "format-spec §5.3, §5.4");
+    }
+    const bool ownHead = std::any_of(plan.modules.begin(), plan.modules.end(),
+                                     [](const PlannedModule& m) { return m.vllmName == "lm_head"; });
+    lint.add("target-pairing", LintSeverity::Info, {},
+             std::string("the draft predicts from the target's hidden states") +
+                 (ownHead ? "" : " and shares the target's lm_head and embeddings") +
+                 ", so pair it with the target precision it was calibrated for" +
+                 (arch.verifier.empty() ? std::string() : " (verifier: " + arch.verifier + ")") +
+                 "; the model card records this pairing.",
+             "format-spec §5.1");
+    if (arch.kind == DraftArchitecture::Eagle3) {
+        const auto* fc = plan.findModule("fc");
+        if (fc && fc->decision == PlanDecision::Quantize) {
+            lint.add("eagle3-fc", LintSeverity::Info, {"fc"},
+                     "fc is a quantizable ReplicatedLinear only since vllm#28435 (Nov 2025): older vLLM "
+                     "cannot load "
+                     "it quantized.",
+                     "vllm#28435");
+        }
+    }
+    if (plan.sizes.quantizedModules > 0 && arch.kind != DraftArchitecture::Generic) {
+        lint.add("compile-cache", LintSeverity::Info, {},
+                 "before vllm#47911 a BF16 and a quantized draft of one architecture shared compiled graphs: "
+                 "use a "
+                 "fresh VLLM_CACHE_ROOT when switching drafts on older vLLM.",
+                 "vllm#47911");
+    }
+    if (plan.sizes.quantizedModules == 0 && plan.errors.empty()) {
+        lint.add("nothing-quantized", LintSeverity::Warning, {}, "the plan quantizes no module.", "");
+    }
+
+    const auto generated = buildIgnoreList(plan.modules);
+    plan.ignore = generated.entries;
+    if (!generated.error.empty()) {
+        lint.add("ignore-selfcheck", LintSeverity::Error, {}, "internal: " + generated.error,
+                 "format-spec §7");
+    }
+    return plan;
+}
+
+} // namespace spark

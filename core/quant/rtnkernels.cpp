@@ -1,0 +1,144 @@
+// SIMD scale and quantize+pack kernels (format-spec §2.2, §2.3), one copy per Highway target.
+// clang-format off
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "core/quant/rtnkernels.cpp"
+#include <hwy/foreach_target.h> // must precede highway.h
+#include <hwy/highway.h>
+#include "core/quant/rtn-inl.h"
+// clang-format on
+
+#include "core/quant/rtnkernels.h"
+
+#include "core/quant/packing.h"
+
+#include <vector>
+
+HWY_BEFORE_NAMESPACE();
+namespace spark::HWY_NAMESPACE {
+
+template <DType T>
+std::size_t ScalesT(const WeightRows& rows, const QuantScheme& scheme, std::byte* scalesOut)
+{
+    const std::size_t cols = rows.cols;
+    const std::size_t width = scheme.groupWidth(cols);
+    const std::size_t groups = scheme.groupsPerRow(cols);
+    const std::uint32_t limit = rtn::nonFiniteRaw(T);
+    const float divisor = scheme.scaleDivisor();
+    for (std::size_t r = 0; r < rows.rowCount; ++r) {
+        const std::byte* row = rows.row(r);
+        for (std::size_t g = 0; g < groups; ++g) {
+            const std::size_t begin = g * width;
+            const std::size_t end = std::min(cols, begin + width);
+            const std::uint32_t m = GroupAbsmaxRaw<T>(row, begin, end);
+            if (m >= limit) {
+                return r * cols + FirstNonFinite(T, row, begin, end);
+            }
+            const float s = rtn::scaleFromAbsmax(T, rtn::rawToFloat(T, m), divisor);
+            rtn::storeScale(T, s, scalesOut + (r * groups + g) * kElementBytes<T>);
+        }
+    }
+    return kernels::kNoIndex;
+}
+
+template <DType T>
+std::size_t QuantizeT(const WeightRows& rows, const QuantScheme& scheme, const std::byte* scales,
+                      std::int32_t* packedOut)
+{
+    const DF df;
+    const std::size_t n = hn::Lanes(df);
+    const std::size_t cols = rows.cols;
+    const std::size_t width = scheme.groupWidth(cols);
+    const std::size_t groups = scheme.groupsPerRow(cols);
+    const std::size_t words = scheme.packedWordsPerRow(cols);
+    const std::uint32_t limit = rtn::nonFiniteRaw(T);
+    const auto qMin = hn::Set(df, static_cast<float>(scheme.qMin()));
+    const auto qMax = hn::Set(df, static_cast<float>(scheme.qMax()));
+    const auto offset = hn::Set(DI(), scheme.packOffset());
+    const hn::Rebind<std::uint8_t, DF> du8;
+    // Unsigned codes of one row; packUnsignedRow() folds them into words.
+    std::vector<std::uint8_t> u(cols + n);
+    for (std::size_t r = 0; r < rows.rowCount; ++r) {
+        const std::byte* row = rows.row(r);
+        for (std::size_t g = 0; g < groups; ++g) {
+            const std::size_t begin = g * width;
+            const std::size_t end = std::min(cols, begin + width);
+            const float s = rtn::loadScale(T, scales, r * groups + g);
+            const auto vs = hn::Set(df, s);
+            auto vmax = hn::Zero(DI());
+            std::size_t k = begin;
+            for (; k + n <= end; k += n) {
+                const std::byte* p = row + k * kElementBytes<T>;
+                vmax = hn::Max(vmax, RawAbs<T>(p));
+                const auto q = hn::ConvertTo(DI(), QuantizeToFloat<T>(LoadWeights<T>(p), vs, qMin, qMax));
+                hn::StoreU(hn::DemoteTo(du8, hn::Add(q, offset)), du8, u.data() + k);
+            }
+            auto m = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(DI(), vmax)));
+            for (; k < end; ++k) {
+                m = std::max(m, rtn::rawAbs(T, row, k));
+                const int q =
+                    rtn::quantizeValue(T, rtn::loadWeight(T, row, k), s, scheme.qMin(), scheme.qMax());
+                u[k] = static_cast<std::uint8_t>(q + scheme.packOffset());
+            }
+            if (m >= limit) {
+                return r * cols + FirstNonFinite(T, row, begin, end);
+            }
+        }
+        packUnsignedRow(u.data(), cols, scheme.bits, packedOut + r * words);
+    }
+    return kernels::kNoIndex;
+}
+
+std::size_t ComputeScalesRows(const WeightRows& rows, const QuantScheme& scheme, std::byte* scalesOut)
+{
+    switch (rows.dtype) {
+    case DType::F32:
+        return ScalesT<DType::F32>(rows, scheme, scalesOut);
+    case DType::F16:
+        return ScalesT<DType::F16>(rows, scheme, scalesOut);
+    default:
+        return ScalesT<DType::BF16>(rows, scheme, scalesOut);
+    }
+}
+
+std::size_t QuantizeRowsPacked(const WeightRows& rows, const QuantScheme& scheme, const std::byte* scales,
+                               std::int32_t* packedOut)
+{
+    switch (rows.dtype) {
+    case DType::F32:
+        return QuantizeT<DType::F32>(rows, scheme, scales, packedOut);
+    case DType::F16:
+        return QuantizeT<DType::F16>(rows, scheme, scales, packedOut);
+    default:
+        return QuantizeT<DType::BF16>(rows, scheme, scales, packedOut);
+    }
+}
+
+} // namespace spark::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace spark::kernels {
+
+HWY_EXPORT(ComputeScalesRows);
+HWY_EXPORT(QuantizeRowsPacked);
+
+std::size_t computeScales(const WeightRows& rows, const QuantScheme& scheme, std::byte* scalesOut)
+{
+    return HWY_DYNAMIC_DISPATCH(ComputeScalesRows)(rows, scheme, scalesOut);
+}
+
+std::size_t quantizeRows(const WeightRows& rows, const QuantScheme& scheme, const std::byte* scales,
+                         std::int32_t* packedOut)
+{
+    return HWY_DYNAMIC_DISPATCH(QuantizeRowsPacked)(rows, scheme, scales, packedOut);
+}
+
+const char* targetName()
+{
+    // Lower bits are better targets; dynamic dispatch picks the lowest supported one.
+    const auto targets = hwy::SupportedAndGeneratedTargets();
+    return targets.empty() ? "none" : hwy::TargetName(targets.front());
+}
+
+} // namespace spark::kernels
+#endif

@@ -1,0 +1,301 @@
+// The Highway kernels against the scalar reference on random tensors of every scheme and dtype
+// (subnormals, signed zeros, ±max, all-zero groups), NaN/Inf reporting, and thread-count
+// independence of the statistics.
+#include "core/quant/dequantize.h"
+#include "core/quant/errorstats.h"
+#include "core/quant/packing.h"
+#include "core/quant/quanterror.h"
+#include "core/quant/rtn.h"
+#include "core/quant/rtnreference.h"
+#include "core/quant/rtnscalar.h"
+#include "quanttesthelpers.h"
+
+#include <QTest>
+#include <cmath>
+#include <hwy/targets.h>
+#include <random>
+
+using namespace spark;
+using namespace spark::test;
+
+Q_DECLARE_METATYPE(spark::DType)
+
+namespace {
+
+/// Raw element bits: mostly ordinary weights, plus subnormals, ±0, ±max finite and all-zero groups.
+std::vector<std::byte> randomTensor(DType dtype, std::size_t rows, std::size_t cols, std::uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    const bool f32 = dtype == DType::F32;
+    const int mantBits = f32 ? 23 : (dtype == DType::F16 ? 10 : 7);
+    const int expBits = dtype == DType::F16 ? 5 : 8;
+    const std::uint32_t expMax = (1u << expBits) - 2; // largest finite exponent field
+    const std::uint32_t bias = (1u << (expBits - 1)) - 1;
+    std::vector<std::byte> out(rows * cols * (f32 ? 4 : 2));
+    for (std::size_t i = 0; i < rows * cols; ++i) {
+        const std::uint32_t pick = rng() % 100;
+        const std::uint32_t sign = rng() & 1u;
+        std::uint32_t exponent;
+        std::uint32_t mantissa = rng() & ((1u << mantBits) - 1u);
+        if (pick < 5) {
+            exponent = 0; // subnormal or zero
+        } else if (pick < 7) {
+            exponent = expMax; // near ±max
+            mantissa = pick == 5 ? (1u << mantBits) - 1u : mantissa;
+        } else if (pick < 9) {
+            exponent = 0;
+            mantissa = 0;
+        } else {
+            exponent = bias - 12 + rng() % 12; // about 2^-12 .. 2^-1
+        }
+        // Whole groups of zeros now and then (eps scale path).
+        if ((i / 32) % 53 == 7) {
+            exponent = 0;
+            mantissa = 0;
+        }
+        const std::uint32_t bits = (sign << (expBits + mantBits)) | (exponent << mantBits) | mantissa;
+        if (f32) {
+            std::memcpy(out.data() + 4 * i, &bits, 4);
+        } else {
+            const auto b16 = static_cast<std::uint16_t>(bits);
+            std::memcpy(out.data() + 2 * i, &b16, 2);
+        }
+    }
+    return out;
+}
+
+void addSchemes(bool withNonDivisible)
+{
+    QTest::addColumn<spark::DType>("dtype");
+    QTest::addColumn<int>("bits");
+    QTest::addColumn<int>("group");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    for (const auto dtype : {DType::BF16, DType::F16, DType::F32}) {
+        for (const int bits : {4, 8}) {
+            for (const int group : {32, 64, 128, -1}) {
+                QTest::addRow("%s w%d g%d", dtypeName(dtype).data(), bits, group)
+                    << dtype << bits << group << 37 << 384;
+            }
+            if (withNonDivisible) {
+                // Per channel with ragged widths: SIMD tails and padded last words.
+                QTest::addRow("%s w%d channel 389", dtypeName(dtype).data(), bits)
+                    << dtype << bits << -1 << 9 << 389;
+                QTest::addRow("%s w%d channel 5", dtypeName(dtype).data(), bits)
+                    << dtype << bits << -1 << 3 << 5;
+            }
+        }
+    }
+}
+
+} // namespace
+
+class TestQuantSimd : public QObject
+{
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void simdMatchesReference_data() { addSchemes(true); }
+    void simdMatchesReference();
+    void statsMatchReference_data() { addSchemes(true); }
+    void statsMatchReference();
+    void nonFinite_data();
+    void nonFinite();
+    void statsThreadIndependent();
+};
+
+void TestQuantSimd::simdMatchesReference()
+{
+    QFETCH(spark::DType, dtype);
+    QFETCH(int, bits);
+    QFETCH(int, group);
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    const QuantScheme scheme{bits, group};
+    for (std::uint32_t seed = 1; seed <= 3; ++seed) {
+        const auto data = randomTensor(dtype, rows, cols, seed * 7919u + static_cast<std::uint32_t>(bits));
+        const auto weights = rowsOf(dtype, data, rows, cols);
+        std::vector<std::byte> refScales(rows * scheme.groupsPerRow(cols) * scaleBytes(dtype));
+        std::vector<std::int32_t> refPacked(rows * scheme.packedWordsPerRow(cols));
+        reference::computeScales(weights, scheme, refScales.data());
+        reference::quantizeRows(weights, scheme, refScales.data(), refPacked.data());
+        // Every compiled target this CPU runs (e.g. AVX3, AVX2, SSE4, SSSE3), not only the best one,
+        // so that narrower vectors (NEON has 4 float lanes) are covered too.
+        for (const auto target : hwy::SupportedAndGeneratedTargets()) {
+            hwy::SetSupportedTargetsForTest(target);
+            hwy::SupportedTargets(); // re-chooses the dispatch target under the mock
+            for (const unsigned threads : {1u, 3u}) {
+                const auto simd = quantize(weights, scheme, threads);
+                QVERIFY2(simd.scales == refScales, hwy::TargetName(target));
+                QVERIFY2(simd.packed == refPacked, hwy::TargetName(target));
+            }
+            const auto stats = computeErrorStats(weights, scheme, 1);
+            QVERIFY(stats.qHist.size() == std::size_t(1 << bits));
+        }
+        hwy::SetSupportedTargetsForTest(0);
+    }
+}
+
+void TestQuantSimd::statsMatchReference()
+{
+    QFETCH(spark::DType, dtype);
+    QFETCH(int, bits);
+    QFETCH(int, group);
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    const QuantScheme scheme{bits, group};
+    const auto data = randomTensor(dtype, rows, cols, 4242u);
+    const auto weights = rowsOf(dtype, data, rows, cols);
+    const auto n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+
+    // Reference: q from the scalar path, D from dequantizeRows, sums in float64 one by one.
+    std::vector<std::byte> scales(rows * scheme.groupsPerRow(cols) * scaleBytes(dtype));
+    reference::computeScales(weights, scheme, scales.data());
+    std::vector<std::int8_t> q(n);
+    reference::quantizeValues(weights, scheme, scales.data(), q.data());
+    const auto quantized = quantize(weights, scheme);
+    std::vector<std::byte> dequant(n * scaleBytes(dtype));
+    dequantizeRows(dtype, quantized.packed.data(), quantized.scales.data(), rows, cols, scheme,
+                   dequant.data());
+    std::vector<std::uint64_t> qHist(static_cast<std::size_t>(1 << bits), 0);
+    double sumW2 = 0, sumErr2 = 0, maxErr = 0;
+    std::uint64_t nonFinite = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        ++qHist[static_cast<std::size_t>(q[i] - scheme.qMin())];
+        const double w = rtn::loadWeight(dtype, data.data(), i);
+        const double d = rtn::loadWeight(dtype, dequant.data(), i);
+        sumW2 += w * w;
+        if (!std::isfinite(d)) {
+            ++nonFinite;
+            continue;
+        }
+        sumErr2 += (w - d) * (w - d);
+        maxErr = std::max(maxErr, std::fabs(w - d));
+    }
+    const auto stats = computeErrorStats(weights, scheme, 2);
+    QCOMPARE(stats.qHist, qHist);
+    QCOMPARE(stats.dequantNonFinite, nonFinite);
+    std::uint64_t weightCount = 0, errorCount = 0;
+    for (auto c : stats.weightHist.counts) {
+        weightCount += c;
+    }
+    for (auto c : stats.errorHist.counts) {
+        errorCount += c;
+    }
+    QCOMPARE(weightCount, std::uint64_t{n});
+    QCOMPARE(errorCount, std::uint64_t{n - nonFinite});
+    if (nonFinite == 0) {
+        QVERIFY(stats.relErr.has_value());
+        const double relErr = std::sqrt(sumErr2) / std::sqrt(sumW2);
+        QVERIFY2(
+            std::fabs(*stats.relErr - relErr) <= 1e-12 * relErr,
+            qPrintable(QStringLiteral("%1 vs %2").arg(*stats.relErr, 0, 'g', 17).arg(relErr, 0, 'g', 17)));
+        QCOMPARE(*stats.maxAbsErr, maxErr);
+    } else {
+        QVERIFY(!stats.relErr.has_value());
+        QVERIFY(stats.relErrExactQs.has_value());
+    }
+}
+
+void TestQuantSimd::nonFinite_data()
+{
+    QTest::addColumn<spark::DType>("dtype");
+    QTest::addColumn<int>("group");
+    QTest::addColumn<float>("bad");
+    QTest::addColumn<qulonglong>("first");
+    QTest::addColumn<qulonglong>("second");
+    const auto nan = std::numeric_limits<float>::quiet_NaN();
+    const auto inf = std::numeric_limits<float>::infinity();
+    // 64 rows of 1024 columns: several row chunks, so the first bad index must win across threads.
+    QTest::addRow("bf16 nan") << DType::BF16 << 128 << nan << 40ull * 1024 + 3 << 50ull * 1024;
+    QTest::addRow("bf16 -inf late") << DType::BF16 << 32 << -inf << 63ull * 1024 + 1023
+                                    << 63ull * 1024 + 1023;
+    QTest::addRow("f16 inf") << DType::F16 << 64 << inf << 5ull << 60ull * 1024 + 7;
+    QTest::addRow("f32 nan channel") << DType::F32 << -1 << nan << 17ull * 1024 + 500 << 17ull * 1024 + 501;
+}
+
+void TestQuantSimd::nonFinite()
+{
+    QFETCH(spark::DType, dtype);
+    QFETCH(int, group);
+    QFETCH(float, bad);
+    QFETCH(qulonglong, first);
+    QFETCH(qulonglong, second);
+    const std::size_t rows = 64;
+    const std::size_t cols = 1024;
+    std::vector<float> values(rows * cols, 0.25f);
+    values[second] = bad;
+    values[first] = bad;
+    const auto data = encode(dtype, values);
+    auto weights = rowsOf(dtype, data, rows, cols);
+    weights.firstRow = 100; // a streamed block: indices are global
+    const auto expected = first + 100 * cols;
+    const QuantScheme scheme{4, group};
+    std::vector<std::byte> scales(rows * scheme.groupsPerRow(cols) * scaleBytes(dtype));
+    std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(cols));
+    const auto check = [&](auto&& call) {
+        try {
+            call();
+            QFAIL("NaN/Inf must be rejected");
+        } catch (const QuantError& e) {
+            QCOMPARE(e.kind(), QuantErrorKind::NonFinite);
+            QCOMPARE(e.tensor(), std::string("test.weight"));
+            QVERIFY(e.index().has_value());
+            QCOMPARE(*e.index(), std::uint64_t{expected});
+            QVERIFY(std::string(e.what()).find(std::to_string(expected)) != std::string::npos);
+        }
+    };
+    check([&] { computeScales(weights, scheme, scales.data(), 4); });
+    check([&] { quantizeRows(weights, scheme, scales.data(), packed.data(), 4); });
+    check([&] { computeErrorStats(weights, scheme, 4); });
+    check([&] { reference::computeScales(weights, scheme, scales.data()); });
+}
+
+void TestQuantSimd::statsThreadIndependent()
+{
+    const std::size_t rows = 300;
+    const std::size_t cols = 2048;
+    // Ordinary weights (no ±max, whose dequant overflows and voids rel_err) with a few outliers.
+    std::mt19937 rng(99u);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    std::vector<float> values(rows * cols);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        values[i] = normal(rng) * (i % 509 == 0 ? 20.0f : 1.0f);
+    }
+    const auto data = encode(DType::BF16, values);
+    const auto weights = rowsOf(DType::BF16, data, rows, cols);
+    const QuantScheme scheme{4, 128};
+    const auto base = computeErrorStats(weights, scheme, 1);
+    const auto same = [&](const TensorErrorStats& s) {
+        QCOMPARE(s.relErr, base.relErr);
+        QCOMPARE(s.relErrExactQs, base.relErrExactQs);
+        QCOMPARE(s.maxAbsErr, base.maxAbsErr);
+        QCOMPARE(s.p95AbsErr, base.p95AbsErr);
+        QCOMPARE(s.snrDb, base.snrDb);
+        QCOMPARE(s.meanAbsErr, base.meanAbsErr);
+        QCOMPARE(s.meanAbsW, base.meanAbsW);
+        QCOMPARE(s.qHist, base.qHist);
+        QCOMPARE(s.weightHist.counts, base.weightHist.counts);
+        QCOMPARE(s.errorHist.counts, base.errorHist.counts);
+    };
+    for (const unsigned threads : {2u, 3u, 8u}) {
+        same(computeErrorStats(weights, scheme, threads));
+    }
+    // Streaming in uneven blocks gives the same numbers as one call.
+    ErrorStatsAccumulator acc(scheme, rows, cols);
+    for (std::size_t first = 0; first < rows;) {
+        const std::size_t count = std::min<std::size_t>(rows - first, 1 + first % 97);
+        auto block = weights;
+        block.data = weights.row(first);
+        block.rowCount = count;
+        block.firstRow = first;
+        acc.addRows(block, 3);
+        first += count;
+    }
+    same(acc.result());
+    QVERIFY(base.relErr.has_value());
+    QVERIFY(*base.relErr > 0);
+}
+
+QTEST_GUILESS_MAIN(TestQuantSimd)
+#include "tst_quantsimd.moc"

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "core/bench/benchreport.h"
+
+#include <QString>
+
+class QCustomPlot;
+class QCPAxisRect;
+
+namespace spark {
+
+/// @brief The four benchmark plots (issue 6): shared by the Benchmarks tab and `sparkulator-cli report
+/// --plot`.
+enum class BenchPlotKind {
+    DecodeSpeed, ///< decode tok/s per prompt length, one line per arm, error bars = sample sd
+    Delta,       ///< Δ % of decode tok/s against the baseline, error bars = the CI (n.s. cells hollow)
+    Acceptance,  ///< mean acceptance rate per prompt length, grouped bars per arm, error bars = sd
+    PerPosition, ///< per-position acceptance curves, one per (arm, prompt length)
+};
+
+/// @brief Draws benchmark reports with QCustomPlot. The plots read the report and own no data, so the
+/// GUI can rebuild them on every import and on palette changes (dark mode).
+class BenchPlot
+{
+  public:
+    /// @brief A short title, e.g. "Decode speed".
+    static QString title(BenchPlotKind kind);
+
+    /// @brief Draws @p kind into @p rect of @p plot (the default axis rect when null), replacing the
+    /// plottables that were on that rect. Colors follow @p plot's palette.
+    static void populate(QCustomPlot& plot, const BenchReport& report, BenchPlotKind kind,
+                         QCPAxisRect* rect = nullptr);
+
+    /// @brief Clears @p plot and lays the four plots out in a 2×2 grid with titles (the CLI's figure).
+    static void populateOverview(QCustomPlot& plot, const BenchReport& report);
+
+    /// @brief Writes @p plot to @p path by extension: .png, .jpg/.jpeg, .bmp or .pdf. (SVG needs QtSvg,
+    /// which sparkviews does not link; the CLI writes SVG through QSvgGenerator and QCustomPlot::toPainter.)
+    /// @return false with @p error set when the extension is unknown or writing failed.
+    static bool save(QCustomPlot& plot, const QString& path, int width, int height, QString* error);
+};
+
+} // namespace spark

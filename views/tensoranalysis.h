@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QString>
+#include <optional>
+#include <vector>
+
+namespace spark {
+
+/// @brief The per-tensor results that arrive after opening: the plan's decision and the quantization
+/// error from analyze. Empty until a stage fills it.
+struct TensorAnalysis
+{
+    QString decision;               ///< e.g. "W4A16" or "keep"; empty: no plan yet
+    std::optional<double> relError; ///< ‖W − Q(W)‖ / ‖W‖
+    std::optional<double> maxError; ///< max |W − Q(W)|
+};
+
+/// @brief Indexed like DocumentSnapshot::rows. Shared immutably between the document and its models;
+/// an update produces a new table (copy-on-write), so a model never sees a half-written one.
+using AnalysisTable = std::vector<TensorAnalysis>;
+
+/// @brief A partial update for one tensor: fields left empty keep their current value, so the plan
+/// (decisions) and analyze (errors) can report independently.
+struct TensorAnalysisUpdate
+{
+    QString tensor;
+    std::optional<QString> decision;
+    std::optional<double> relError;
+    std::optional<double> maxError;
+};
+
+} // namespace spark

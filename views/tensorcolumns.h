@@ -1,0 +1,44 @@
+#pragma once
+
+#include "views/tensoranalysis.h"
+#include "views/tensorrow.h"
+
+#include <QVariant>
+#include <Qt>
+
+namespace spark {
+
+/// @brief The columns and item roles shared by the flat and the grouped tensor models, so that both
+/// show, sort and filter the same way and the views can swap between them.
+class TensorColumns
+{
+  public:
+    enum Column : int { Name, Role, DType, Shape, Params, Bytes, Share, Decision, RelError, MaxError, Count };
+
+    /// Custom item roles. SortRole gives numbers as numbers (qulonglong/double) and nothing for missing
+    /// values, so that the proxy never compares "10 MiB" with "9 KiB" as text.
+    enum ItemRole : int {
+        SortRole = Qt::UserRole + 1,
+        TensorNameRole, ///< full tensor name on tensor items; empty on group and module items
+        NodeKindRole,   ///< a NodeKind
+        RowRole,        ///< index into DocumentSnapshot::rows (tensor items), else -1
+    };
+    enum NodeKind : int { GroupNode, ModuleNode, TensorNode };
+
+    static constexpr int FirstAnalysisColumn = Decision;
+    static constexpr int LastAnalysisColumn = MaxError;
+
+    static QString title(int column);
+    static QString toolTip(int column);
+    static bool isNumeric(int column);
+
+    /// @brief Display text of a tensor cell.
+    static QVariant display(const TensorRow& row, const TensorAnalysis* analysis, int column);
+    /// @brief Sort key of a tensor cell (invalid for a missing value).
+    static QVariant sortKey(const TensorRow& row, const TensorAnalysis* analysis, int column);
+    /// @brief Display text of an analysis cell alone (decision, rel. error, max error).
+    static QVariant analysisDisplay(const TensorAnalysis* analysis, int column);
+    static QVariant analysisSortKey(const TensorAnalysis* analysis, int column);
+};
+
+} // namespace spark
