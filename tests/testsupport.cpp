@@ -2,7 +2,6 @@
 
 #include <QProcess>
 #include <QStringList>
-
 #include <fstream>
 #include <sstream>
 

@@ -1,14 +1,12 @@
 // Checkpoint folders and indexes, the sharded atomic writer, and round trips through both.
-#include "testsupport.h"
-
 #include "core/io/checkpoint.h"
 #include "core/io/ioerror.h"
 #include "core/io/shardedwriter.h"
 #include "core/io/stagingdirectory.h"
+#include "testsupport.h"
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <nlohmann/json.hpp>
 
 using namespace spark;
@@ -71,7 +69,7 @@ class TestCheckpoint : public QObject
 {
     Q_OBJECT
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void singleFileRoundTrip();
     void shardedRoundTrip();
     void rewriteIsByteIdentical();
@@ -103,7 +101,8 @@ void TestCheckpoint::singleFileRoundTrip()
         const auto* t = cp.find(planned.spec.name);
         QVERIFY(t);
         const auto bytes = cp.bytes(*t);
-        QCOMPARE(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), expectedBytes(planned.spec));
+        QCOMPARE(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                 expectedBytes(planned.spec));
         QCOMPARE(t->info.shape, planned.spec.shape);
     }
     QCOMPARE(cp.fileOf(cp.tensors().front()).header().metadata.at("format"), std::string("pt"));
@@ -138,7 +137,8 @@ void TestCheckpoint::shardedRoundTrip()
         QVERIFY(t);
         QCOMPARE(cp.fileNameOf(*t), index["weight_map"][planned.spec.name].get<std::string>());
         const auto bytes = cp.bytes(*t);
-        QCOMPARE(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), expectedBytes(planned.spec));
+        QCOMPARE(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                 expectedBytes(planned.spec));
     }
     // Opening the index file itself is the same checkpoint.
     QCOMPARE(Checkpoint::open(out / "model.safetensors.index.json").tensors().size(), std::size_t{7});
@@ -158,7 +158,8 @@ void TestCheckpoint::rewriteIsByteIdentical()
     const auto cp = Checkpoint::open(first);
     std::vector<PlannedTensor> copies;
     for (const auto& t : cp.tensors()) {
-        copies.push_back({{t.info.name, t.info.dtype, t.info.shape}, [&cp, &t](ByteSink& sink) { sink.write(cp.bytes(t)); }});
+        copies.push_back({{t.info.name, t.info.dtype, t.info.shape},
+                          [&cp, &t](ByteSink& sink) { sink.write(cp.bytes(t)); }});
     }
     {
         StagingDirectory staging(second, {first});
@@ -205,15 +206,21 @@ void TestCheckpoint::indexErrors_data()
 {
     QTest::addColumn<QString>("weightMap");
     QTest::addColumn<QString>("message");
-    QTest::addRow("path traversal") << R"({"x":"../x.safetensors"})" << "not a plain file name";
-    QTest::addRow("absolute path") << R"({"x":"/etc/passwd"})" << "not a plain file name";
-    QTest::addRow("missing shard") << R"({"x":"nope.safetensors"})" << "is missing";
-    QTest::addRow("listed in another shard") << R"({"x":"b.safetensors","y":"a.safetensors"})"
-                                             << "weight_map lists the tensor in 'b.safetensors' but it is in 'a.safetensors'";
+    QTest::addRow("path traversal") << R"({"x":"../x.safetensors"})"
+                                    << "not a plain file name";
+    QTest::addRow("absolute path") << R"({"x":"/etc/passwd"})"
+                                   << "not a plain file name";
+    QTest::addRow("missing shard") << R"({"x":"nope.safetensors"})"
+                                   << "is missing";
+    QTest::addRow("listed in another shard")
+        << R"({"x":"b.safetensors","y":"a.safetensors"})"
+        << "weight_map lists the tensor in 'b.safetensors' but it is in 'a.safetensors'";
     QTest::addRow("listed but absent") << R"({"x":"a.safetensors","y":"b.safetensors","z":"a.safetensors"})"
                                        << "does not contain it";
-    QTest::addRow("non-string") << R"({"x":1})" << "not a string";
-    QTest::addRow("duplicate key") << R"({"x":"a.safetensors","x":"a.safetensors"})" << "duplicate key 'x'";
+    QTest::addRow("non-string") << R"({"x":1})"
+                                << "not a string";
+    QTest::addRow("duplicate key") << R"({"x":"a.safetensors","x":"a.safetensors"})"
+                                   << "duplicate key 'x'";
 }
 
 void TestCheckpoint::indexErrors()
@@ -272,7 +279,8 @@ void TestCheckpoint::stagingRefusesInput()
     fs::create_directories(input);
     QVERIFY_THROWS_EXCEPTION(IoError, StagingDirectory(input, {input}));
     QVERIFY_THROWS_EXCEPTION(IoError, StagingDirectory(input / "sub", {input}));
-    QVERIFY_THROWS_EXCEPTION(IoError, StagingDirectory(input / ".." / "in" / "x", {input / "model.safetensors"}));
+    QVERIFY_THROWS_EXCEPTION(IoError,
+                             StagingDirectory(input / ".." / "in" / "x", {input / "model.safetensors"}));
     StagingDirectory beside(tempPath(dir) / "out", {input});
     QVERIFY(fs::exists(beside.path()));
     QCOMPARE(beside.path().parent_path(), fs::weakly_canonical(tempPath(dir)));

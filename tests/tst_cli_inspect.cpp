@@ -1,12 +1,10 @@
 // The CLI as a user runs it: demo drafts written and re-read, inspect text and JSON, exit codes.
-#include "testsupport.h"
-
 #include "core/demo/demodraft.h"
 #include "core/io/checkpoint.h"
+#include "testsupport.h"
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <nlohmann/json.hpp>
 
 using namespace spark;
@@ -16,7 +14,7 @@ class TestCliInspect : public QObject
 {
     Q_OBJECT
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void demoWritesEveryArchitecture_data();
     void demoWritesEveryArchitecture();
     void demoIsDeterministic();
@@ -33,10 +31,18 @@ void TestCliInspect::demoWritesEveryArchitecture_data()
     QTest::addColumn<QString>("arch");
     QTest::addColumn<QString>("architecture");
     QTest::addColumn<QString>("mustHave");
-    QTest::addRow("laguna") << "laguna-dflash" << "laguna-dflash" << "layers.5.self_attn.g_proj.weight";
-    QTest::addRow("glm") << "glm-dspark" << "dspark" << "markov_head.markov_w2.weight";
-    QTest::addRow("qwen3") << "qwen3-dflash" << "qwen3-dflash" << "layers.4.mlp.gate_proj.weight";
-    QTest::addRow("eagle3") << "llama-eagle3" << "eagle3" << "midlayer.self_attn.q_proj.weight";
+    QTest::addRow("laguna") << "laguna-dflash"
+                            << "laguna-dflash"
+                            << "layers.5.self_attn.g_proj.weight";
+    QTest::addRow("glm") << "glm-dspark"
+                         << "dspark"
+                         << "markov_head.markov_w2.weight";
+    QTest::addRow("qwen3") << "qwen3-dflash"
+                           << "qwen3-dflash"
+                           << "layers.4.mlp.gate_proj.weight";
+    QTest::addRow("eagle3") << "llama-eagle3"
+                            << "eagle3"
+                            << "midlayer.self_attn.q_proj.weight";
 }
 
 void TestCliInspect::demoWritesEveryArchitecture()
@@ -46,7 +52,8 @@ void TestCliInspect::demoWritesEveryArchitecture()
     QFETCH(QString, mustHave);
     QTemporaryDir dir;
     const auto out = fs::path(dir.path().toStdString()) / "draft";
-    const auto demo = test::runCli({"demo", "--arch", arch.toStdString(), "--out", out.string(), "--seed", "3"});
+    const auto demo =
+        test::runCli({"demo", "--arch", arch.toStdString(), "--out", out.string(), "--seed", "3"});
     QVERIFY2(demo.exitCode == 0, demo.err.c_str());
     QVERIFY(fs::exists(out / "config.json"));
     QVERIFY(fs::exists(out / "README.md"));
@@ -85,22 +92,27 @@ void TestCliInspect::demoIsDeterministic()
     QTemporaryDir dir;
     const auto root = fs::path(dir.path().toStdString());
     for (const char* name : {"a", "b"}) {
-        const auto r = test::runCli({"demo", "--arch", "llama-eagle3", "--out", (root / name).string(), "--seed",
-                                     "11", "--threads", name[0] == 'a' ? "1" : "2"});
+        const auto r = test::runCli({"demo", "--arch", "llama-eagle3", "--out", (root / name).string(),
+                                     "--seed", "11", "--threads", name[0] == 'a' ? "1" : "2"});
         QCOMPARE(r.exitCode, 0);
     }
-    QCOMPARE(test::readFile(root / "a" / "model.safetensors"), test::readFile(root / "b" / "model.safetensors"));
-    const auto other = test::runCli({"demo", "--arch", "llama-eagle3", "--out", (root / "c").string(), "--seed", "12"});
+    QCOMPARE(test::readFile(root / "a" / "model.safetensors"),
+             test::readFile(root / "b" / "model.safetensors"));
+    const auto other =
+        test::runCli({"demo", "--arch", "llama-eagle3", "--out", (root / "c").string(), "--seed", "12"});
     QCOMPARE(other.exitCode, 0);
-    QVERIFY(test::readFile(root / "a" / "model.safetensors") != test::readFile(root / "c" / "model.safetensors"));
+    QVERIFY(test::readFile(root / "a" / "model.safetensors") !=
+            test::readFile(root / "c" / "model.safetensors"));
 }
 
 void TestCliInspect::fullScaleSizes_data()
 {
     QTest::addColumn<QString>("arch");
     QTest::addColumn<QString>("gib");
-    QTest::addRow("laguna-dflash") << "laguna-dflash" << "2.08";
-    QTest::addRow("glm-dspark") << "glm-dspark" << "7.09";
+    QTest::addRow("laguna-dflash") << "laguna-dflash"
+                                   << "2.08";
+    QTest::addRow("glm-dspark") << "glm-dspark"
+                                << "7.09";
 }
 
 void TestCliInspect::fullScaleSizes()
@@ -116,7 +128,8 @@ void TestCliInspect::inspectJson()
 {
     QTemporaryDir dir;
     const auto out = fs::path(dir.path().toStdString()) / "glm";
-    QCOMPARE(test::runCli({"demo", "--arch", "glm-dspark", "--out", out.string(), "--max-shard-size", "3MiB"}).exitCode,
+    QCOMPARE(test::runCli({"demo", "--arch", "glm-dspark", "--out", out.string(), "--max-shard-size", "3MiB"})
+                 .exitCode,
              0);
     QVERIFY(fs::exists(out / "model.safetensors.index.json"));
     const auto r = test::runCli({"inspect", out.string(), "--json"});
@@ -145,8 +158,8 @@ void TestCliInspect::inspectErrorsExitTwo_data()
 {
     QTest::addColumn<QByteArray>("content");
     QTest::addColumn<QString>("message");
-    QTest::addRow("truncated") << QByteArray::fromStdString(
-                                      test::safetensorsImage(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8))
+    QTest::addRow("truncated") << QByteArray::fromStdString(test::safetensorsImage(
+                                      R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8))
                                << "truncated";
     QTest::addRow("garbage") << QByteArray("not a safetensors file at all") << "header length";
     QTest::addRow("empty") << QByteArray() << "too small";

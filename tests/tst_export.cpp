@@ -1,18 +1,16 @@
 // Export and verify end to end on real files: the golden set through the exporter, sharding, speculators
 // configs, corrupted outputs caught by verify, and failures that must leave nothing behind.
-#include "testsupport.h"
-
 #include "core/demo/demodraft.h"
 #include "core/export/exporter.h"
 #include "core/export/verifier.h"
 #include "core/io/ioerror.h"
 #include "core/io/shardedwriter.h"
 #include "core/io/stagingdirectory.h"
+#include "testsupport.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <sys/resource.h>
 
 using namespace spark;
@@ -74,7 +72,7 @@ class TestExport : public QObject
 {
     Q_OBJECT
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void goldenModulesAreByteIdentical();
     void demoExportsVerify_data();
     void demoExportsVerify();
@@ -107,10 +105,13 @@ void TestExport::goldenModulesAreByteIdentical()
     // lm_head and embed_tokens are shape-eligible but must stay BF16; the bias is copied.
     QCOMPARE(bytesOf(output, "lm_head.weight"), bytesOf(source, "lm_head.weight"));
     QCOMPARE(bytesOf(output, "embed_tokens.weight"), bytesOf(source, "embed_tokens.weight"));
-    QCOMPARE(bytesOf(output, "layers.0.self_attn.qkv_proj.bias"), bytesOf(source, "layers.0.self_attn.qkv_proj.bias"));
+    QCOMPARE(bytesOf(output, "layers.0.self_attn.qkv_proj.bias"),
+             bytesOf(source, "layers.0.self_attn.qkv_proj.bias"));
     QCOMPARE(bytesOf(output, "t2d"), bytesOf(source, "t2d"));
     const auto report = verifyExport(source, output);
-    QVERIFY2(report.ok(), report.problems.empty() ? "" : (report.problems[0].subject + ": " + report.problems[0].message).c_str());
+    QVERIFY2(report.ok(), report.problems.empty()
+                              ? ""
+                              : (report.problems[0].subject + ": " + report.problems[0].message).c_str());
     QCOMPARE(report.bitExactModules, result.quantizedModules);
 }
 
@@ -119,10 +120,14 @@ void TestExport::demoExportsVerify_data()
     QTest::addColumn<QString>("arch");
     QTest::addColumn<QString>("preset");
     QTest::addColumn<qulonglong>("maxShard");
-    QTest::addRow("laguna") << "laguna-dflash" << "laguna-dflash" << 0ull;
-    QTest::addRow("glm patched sharded") << "glm-dspark" << "glm-dspark-patched" << 2000000ull;
-    QTest::addRow("qwen3 auto") << "qwen3-dflash" << "auto" << 0ull;
-    QTest::addRow("eagle3") << "llama-eagle3" << "eagle3" << 0ull;
+    QTest::addRow("laguna") << "laguna-dflash"
+                            << "laguna-dflash" << 0ull;
+    QTest::addRow("glm patched sharded") << "glm-dspark"
+                                         << "glm-dspark-patched" << 2000000ull;
+    QTest::addRow("qwen3 auto") << "qwen3-dflash"
+                                << "auto" << 0ull;
+    QTest::addRow("eagle3") << "llama-eagle3"
+                            << "eagle3" << 0ull;
 }
 
 void TestExport::demoExportsVerify()
@@ -149,7 +154,9 @@ void TestExport::demoExportsVerify()
         QVERIFY(fs::exists(out / "model.safetensors.index.json"));
     }
     const auto report = verifyExport(source, Checkpoint::open(out));
-    QVERIFY2(report.ok(), report.problems.empty() ? "" : (report.problems[0].subject + ": " + report.problems[0].message).c_str());
+    QVERIFY2(report.ok(), report.problems.empty()
+                              ? ""
+                              : (report.problems[0].subject + ": " + report.problems[0].message).c_str());
     QCOMPARE(test::readFile(src / "model.safetensors"), sourceBytes); // the source is never touched
 }
 
@@ -175,11 +182,16 @@ void TestExport::verifyCatchesCorruption_data()
 {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("message");
-    QTest::addRow("flipped nibble") << "nibble" << "weight_packed differs";
-    QTest::addRow("leftover weight") << "leftover" << "must not keep '.weight'";
-    QTest::addRow("changed copy") << "copy" << "not byte-identical";
-    QTest::addRow("extra tensor") << "extra" << "unexpected tensor";
-    QTest::addRow("zero point") << "zp" << "weight_zero_point";
+    QTest::addRow("flipped nibble") << "nibble"
+                                    << "weight_packed differs";
+    QTest::addRow("leftover weight") << "leftover"
+                                     << "must not keep '.weight'";
+    QTest::addRow("changed copy") << "copy"
+                                  << "not byte-identical";
+    QTest::addRow("extra tensor") << "extra"
+                                  << "unexpected tensor";
+    QTest::addRow("zero point") << "zp"
+                                << "weight_zero_point";
 }
 
 void TestExport::verifyCatchesCorruption()
@@ -203,7 +215,8 @@ void TestExport::verifyCatchesCorruption()
             }
         }
         if (kind == QStringLiteral("leftover")) {
-            tensors.push_back({{module + ".weight", DType::BF16, {256, 512}}, bytesOf(source, module + ".weight")});
+            tensors.push_back(
+                {{module + ".weight", DType::BF16, {256, 512}}, bytesOf(source, module + ".weight")});
         }
         if (kind == QStringLiteral("extra")) {
             tensors.push_back({{"stray", DType::U8, {1}}, std::string(1, '\0')});
@@ -232,7 +245,8 @@ void TestExport::cancelLeavesNothing()
     const auto src = makeDemo(dir, "qwen3-dflash", "src");
     const auto source = Checkpoint::open(src);
     const auto out = fs::path(dir.path().toStdString()) / "out";
-    ExportOptions options{out, 0, 0, [](std::uint64_t done, std::uint64_t total) { return done < total / 2; }, {}};
+    ExportOptions options{
+        out, 0, 0, [](std::uint64_t done, std::uint64_t total) { return done < total / 2; }, {}};
     QVERIFY_THROWS_EXCEPTION(IoError, exportCheckpoint(source, planFor(source), options));
     QVERIFY(!fs::exists(out));
     for (const auto& entry : fs::directory_iterator(dir.path().toStdString())) {

@@ -172,6 +172,38 @@ void TestQuantSimd::statsMatchReference()
         sumErr2 += (w - d) * (w - d);
         maxErr = std::max(maxErr, std::fabs(w - d));
     }
+    // Exact plot histograms: the kernel's float bin steps, element by element (quotient w/s, error
+    // (w - D)/s with 1/s precomputed), checked on every compiled target.
+    std::vector<std::uint64_t> weightHist(64, 0), errorHist(64, 0);
+    {
+        const std::size_t width = scheme.groupWidth(cols);
+        const std::size_t groups = scheme.groupsPerRow(cols);
+        const float range = static_cast<float>(scheme.packOffset());
+        const float wInv = 64.0f / (2 * range);
+        const float eInv = 64.0f / (2 * 0.64f);
+        const auto bin = [](float t) { return static_cast<std::size_t>(std::min(std::max(t, 0.0f), 63.0f)); };
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t r = i / static_cast<std::size_t>(cols);
+            const std::size_t g = (i % static_cast<std::size_t>(cols)) / width;
+            const float s = rtn::loadScale(dtype, scales.data(), r * groups + g);
+            const float w = rtn::loadWeight(dtype, data.data(), i);
+            const float d = rtn::loadWeight(dtype, dequant.data(), i);
+            ++weightHist[bin((w / s + range) * wInv)];
+            if (std::isfinite(d)) {
+                ++errorHist[bin(((w - d) * (1.0f / s) + 0.64f) * eInv)];
+            }
+        }
+    }
+    for (const auto target : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(target);
+        hwy::SupportedTargets();
+        const auto perTarget = computeErrorStats(weights, scheme, 2);
+        QVERIFY2(perTarget.qHist == qHist, hwy::TargetName(target));
+        QVERIFY2(perTarget.weightHist.counts == weightHist, hwy::TargetName(target));
+        QVERIFY2(perTarget.errorHist.counts == errorHist, hwy::TargetName(target));
+        QVERIFY2(perTarget.dequantNonFinite == nonFinite, hwy::TargetName(target));
+    }
+    hwy::SetSupportedTargetsForTest(0);
     const auto stats = computeErrorStats(weights, scheme, 2);
     QCOMPARE(stats.qHist, qHist);
     QCOMPARE(stats.dequantNonFinite, nonFinite);

@@ -1,10 +1,9 @@
 // Reader validation (format-spec §1.3, §8.10) and the reference writer layout (§1.4).
-#include "testsupport.h"
-
 #include "core/io/ioerror.h"
 #include "core/io/safetensorsfile.h"
 #include "core/io/safetensorsheader.h"
 #include "core/io/safetensorslayout.h"
+#include "testsupport.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -24,7 +23,7 @@ class TestSafetensors : public QObject
 {
     Q_OBJECT
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void rejectsMalformed_data();
     void rejectsMalformed();
     void acceptsValid_data();
@@ -53,42 +52,53 @@ void TestSafetensors::rejectsMalformed_data()
     add("header length past eof", std::string("\x3C\x00\x00\x00\x00\x00\x00\x00", 8),
         IoErrorKind::InvalidHeaderLength, "runs past the end");
     add("not utf-8", test::safetensorsImage("\xff"), IoErrorKind::InvalidHeader, "not valid UTF-8");
-    add("truncated json", test::safetensorsImage("{"), IoErrorKind::InvalidHeaderDeserialization, "not valid JSON");
+    add("truncated json", test::safetensorsImage("{"), IoErrorKind::InvalidHeaderDeserialization,
+        "not valid JSON");
     add("not an object", test::safetensorsImage("[]"), IoErrorKind::InvalidHeaderDeserialization,
         "not a JSON object");
-    add("unknown dtype", test::safetensorsImage(R"({"a":{"dtype":"F128","shape":[1],"data_offsets":[0,16]}})", 16),
+    add("unknown dtype",
+        test::safetensorsImage(R"({"a":{"dtype":"F128","shape":[1],"data_offsets":[0,16]}})", 16),
         IoErrorKind::InvalidHeaderDeserialization, "unknown dtype 'F128'");
-    add("negative shape", test::safetensorsImage(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4),
+    add("negative shape",
+        test::safetensorsImage(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4),
         IoErrorKind::InvalidHeaderDeserialization, "non-negative");
     add("missing shape", test::safetensorsImage(R"({"a":{"dtype":"F32","data_offsets":[0,4]}})", 4),
         IoErrorKind::InvalidHeaderDeserialization, "'shape'");
     add("non-string metadata", test::safetensorsImage(R"({"__metadata__":{"format":1}})"),
         IoErrorKind::InvalidHeaderDeserialization, "is not a string");
-    add("duplicate key", test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[1],"data_offsets":[0,4]},)"
-                                                R"("a":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})",
-                                                8),
+    add("duplicate key",
+        test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[1],"data_offsets":[0,4]},)"
+                               R"("a":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})",
+                               8),
         IoErrorKind::DuplicateKey, "duplicate key 'a'");
     add("gap", test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})", 8),
         IoErrorKind::InvalidOffset, "leaves a gap");
-    add("overlap", test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]},)"
-                                          R"("b":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})",
-                                          8),
+    add("overlap",
+        test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]},)"
+                               R"("b":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})",
+                               8),
         IoErrorKind::InvalidOffset, "overlaps");
-    add("end before begin", test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[0],"data_offsets":[0,0]},)"
-                                                   R"("b":{"dtype":"I32","shape":[1],"data_offsets":[0,4]},)"
-                                                   R"("c":{"dtype":"I32","shape":[1],"data_offsets":[4,0]}})",
-                                                   4),
+    add("end before begin",
+        test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[0],"data_offsets":[0,0]},)"
+                               R"("b":{"dtype":"I32","shape":[1],"data_offsets":[0,4]},)"
+                               R"("c":{"dtype":"I32","shape":[1],"data_offsets":[4,0]}})",
+                               4),
         IoErrorKind::InvalidOffset, "");
-    add("overflow", test::safetensorsImage(R"({"a":{"dtype":"F32","shape":[2,18446744073709551614],)"
-                                           R"("data_offsets":[0,4]}})",
-                                           4),
+    add("overflow",
+        test::safetensorsImage(R"({"a":{"dtype":"F32","shape":[2,18446744073709551614],)"
+                               R"("data_offsets":[0,4]}})",
+                               4),
         IoErrorKind::ValidationOverflow, "overflows");
-    add("misaligned F4", test::safetensorsImage(R"({"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2),
+    add("misaligned F4",
+        test::safetensorsImage(R"({"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2),
         IoErrorKind::MisalignedSlice, "do not fill whole bytes");
-    add("size mismatch", test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[2,2],"data_offsets":[0,4]}})", 4),
+    add("size mismatch",
+        test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[2,2],"data_offsets":[0,4]}})", 4),
         IoErrorKind::TensorInvalidInfo, "needs 16");
-    add("trailing bytes", test::safetensorsImage(i32, 17), IoErrorKind::MetadataIncompleteBuffer, "trailing bytes");
-    add("truncated data", test::safetensorsImage(i32, 15), IoErrorKind::MetadataIncompleteBuffer, "truncated");
+    add("trailing bytes", test::safetensorsImage(i32, 17), IoErrorKind::MetadataIncompleteBuffer,
+        "trailing bytes");
+    add("truncated data", test::safetensorsImage(i32, 15), IoErrorKind::MetadataIncompleteBuffer,
+        "truncated");
 }
 
 void TestSafetensors::rejectsMalformed()
@@ -126,18 +136,23 @@ void TestSafetensors::acceptsValid_data()
     auto add = [](const char* name, const std::string& image, int count) {
         QTest::addRow("%s", name) << QByteArray(image.data(), static_cast<qsizetype>(image.size())) << count;
     };
-    add("exact I32", test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})", 16), 1);
-    add("0-rank scalar", test::safetensorsImage(R"({"s":{"dtype":"F64","shape":[],"data_offsets":[0,8]}})", 8), 1);
-    add("zero-size", test::safetensorsImage(R"({"z":{"dtype":"BF16","shape":[0,4],"data_offsets":[0,0]},)"
-                                            R"("a":{"dtype":"U8","shape":[3],"data_offsets":[0,3]}})",
-                                            3),
+    add("exact I32",
+        test::safetensorsImage(R"({"a":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})", 16), 1);
+    add("0-rank scalar",
+        test::safetensorsImage(R"({"s":{"dtype":"F64","shape":[],"data_offsets":[0,8]}})", 8), 1);
+    add("zero-size",
+        test::safetensorsImage(R"({"z":{"dtype":"BF16","shape":[0,4],"data_offsets":[0,0]},)"
+                               R"("a":{"dtype":"U8","shape":[3],"data_offsets":[0,3]}})",
+                               3),
         2);
     add("F4 pair", test::safetensorsImage(R"({"f":{"dtype":"F4","shape":[4],"data_offsets":[0,2]}})", 2), 1);
-    add("F6 four", test::safetensorsImage(R"({"f":{"dtype":"F6_E3M2","shape":[4],"data_offsets":[0,3]}})", 3), 1);
+    add("F6 four", test::safetensorsImage(R"({"f":{"dtype":"F6_E3M2","shape":[4],"data_offsets":[0,3]}})", 3),
+        1);
     add("whitespace padded", test::safetensorsImage("  {\"__metadata__\":{\"format\":\"pt\"}}   "), 0);
-    add("unsorted offsets", test::safetensorsImage(R"({"b":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},)"
-                                                   R"("a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})",
-                                                   2),
+    add("unsorted offsets",
+        test::safetensorsImage(R"({"b":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},)"
+                               R"("a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})",
+                               2),
         2);
 }
 

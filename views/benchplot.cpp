@@ -4,6 +4,7 @@
 #include "views/benchplotqcp.h"
 
 #include <QFileInfo>
+#include <QSvgGenerator>
 #include <cmath>
 
 namespace spark {
@@ -333,11 +334,62 @@ void BenchPlot::populateOverview(QCustomPlot& plot, const BenchReport& report)
     plot.setBackground(plot.palette().color(QPalette::Base));
 }
 
+void BenchPlot::applyPalette(QCustomPlot& plot)
+{
+    const QPalette palette = plot.palette();
+    const QColor text = palette.color(QPalette::WindowText);
+    const QColor base = palette.color(QPalette::Base);
+    plot.setBackground(base);
+    for (auto* rect : plot.axisRects()) {
+        rect->setBackground(base);
+        styleAxes(rect, palette);
+    }
+    for (int i = 0; i < plot.layerCount(); ++i) {
+        for (auto* layerable : plot.layer(i)->children()) {
+            if (auto* legend = qobject_cast<QCPLegend*>(layerable)) {
+                legend->setBrush(base);
+                legend->setBorderPen(QPen(palette.color(QPalette::Mid)));
+                legend->setTextColor(text);
+            } else if (auto* heading = qobject_cast<QCPTextElement*>(layerable)) {
+                heading->setTextColor(text);
+            }
+        }
+    }
+    if (plot.legend) {
+        plot.legend->setBrush(base);
+        plot.legend->setBorderPen(QPen(palette.color(QPalette::Mid)));
+        plot.legend->setTextColor(text);
+    }
+}
+
+namespace {
+
+bool saveSvg(QCustomPlot& plot, const QString& path, int width, int height)
+{
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(QSize(width, height));
+    svg.setViewBox(QRect(0, 0, width, height));
+    svg.setTitle(QStringLiteral("Sparkulator benchmark plot"));
+    QCPPainter painter;
+    if (!painter.begin(&svg)) {
+        return false;
+    }
+    plot.toPainter(&painter, width, height);
+    painter.end();
+    const QFileInfo written(path);
+    return written.exists() && written.size() > 0;
+}
+
+} // namespace
+
 bool BenchPlot::save(QCustomPlot& plot, const QString& path, int width, int height, QString* error)
 {
     const auto suffix = QFileInfo(path).suffix().toLower();
     bool ok = false;
-    if (suffix == QLatin1String("png")) {
+    if (suffix == QLatin1String("svg")) {
+        ok = saveSvg(plot, path, width, height);
+    } else if (suffix == QLatin1String("png")) {
         ok = plot.savePng(path, width, height);
     } else if (suffix == QLatin1String("jpg") || suffix == QLatin1String("jpeg")) {
         ok = plot.saveJpg(path, width, height);

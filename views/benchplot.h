@@ -34,8 +34,13 @@ class BenchPlot
     /// @brief Clears @p plot and lays the four plots out in a 2×2 grid with titles (the CLI's figure).
     static void populateOverview(QCustomPlot& plot, const BenchReport& report);
 
-    /// @brief Writes @p plot to @p path by extension: .png, .jpg/.jpeg, .bmp or .pdf. (SVG needs QtSvg,
-    /// which sparkviews does not link; the CLI writes SVG through QSvgGenerator and QCustomPlot::toPainter.)
+    /// @brief Colours what populate() does not touch from @p plot's palette: the background, the axis
+    /// rects, the default legend and every text element. Called after populate() and on
+    /// QEvent::PaletteChange, so a switch to dark mode needs no rebuild of the data.
+    static void applyPalette(QCustomPlot& plot);
+
+    /// @brief Writes @p plot to @p path by extension: .png, .jpg/.jpeg, .bmp, .pdf or .svg (QSvgGenerator
+    /// with QCustomPlot::toPainter, so the SVG keeps vector lines and text).
     /// @return false with @p error set when the extension is unknown or writing failed.
     static bool save(QCustomPlot& plot, const QString& path, int width, int height, QString* error);
 };

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "views/documentsnapshot.h"
-#include "views/tensoranalysis.h"
+#include "views/tensorrowresult.h"
 
 #include <QList>
 #include <QObject>

@@ -1,9 +1,17 @@
 #include "views/mainwindow.h"
 
+#include "views/analysispanel.h"
+#include "views/benchmarkstab.h"
 #include "views/checkpointloader.h"
 #include "views/document.h"
+#include "views/exportdialog.h"
 #include "views/formatting.h"
+#include "views/plancontroller.h"
+#include "views/plantab.h"
 #include "views/recentfiles.h"
+#include "views/tensordetailpanel.h"
+#include "views/tensorerrorsection.h"
+#include "views/tensorplansection.h"
 #include "views/tensorsview.h"
 
 #include <QAction>
@@ -24,7 +32,9 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolBar>
 #include <QTreeView>
+#include <QUndoStack>
 namespace spark {
 
 namespace {
@@ -60,6 +70,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     statusBar()->addPermanentWidget(m_summary);
     statusBar()->showMessage(tr("Open a draft checkpoint (folder, .safetensors or index) to inspect it."));
 
+    createAnalysisAndPlan();
+    m_benchmarksTab = new BenchmarksTab(m_tabs);
+    addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
     createActions();
     connect(m_loader, &CheckpointLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &CheckpointLoader::failed, this, &MainWindow::onFailed);
@@ -102,6 +115,20 @@ void MainWindow::createActions()
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     fileMenu->addSeparator();
+    m_exportAction = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("document-export")), tr("&Export…"),
+                                         this, &MainWindow::showExportDialog);
+    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    const auto updateExport = [this] {
+        const bool ready = currentPlan() != nullptr;
+        m_exportAction->setEnabled(ready);
+        m_exportAction->setStatusTip(ready
+                                         ? tr("Write the W4A16 compressed-tensors checkpoint of the plan.")
+                                         : tr("Export needs an open checkpoint and a plan without errors."));
+    };
+    updateExport();
+    connect(this, &MainWindow::planChanged, this, updateExport);
+    connect(this, &MainWindow::documentLoaded, this, updateExport);
+    fileMenu->addSeparator();
     auto* quit = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this,
                                      &QWidget::close);
     quit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Q), QKeySequence::Quit});
@@ -115,6 +142,25 @@ void MainWindow::createActions()
         });
     find->setShortcut(QKeySequence::Find);
     find->setStatusTip(tr("Filter the tensor list by name."));
+    editMenu->addSeparator();
+    QUndoStack* undo = m_planController->undoStack();
+    auto* undoAction = undo->createUndoAction(this, tr("&Undo"));
+    undoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+    undoAction->setShortcut(QKeySequence::Undo);
+    undoAction->setStatusTip(tr("Undo the last plan edit."));
+    editMenu->addAction(undoAction);
+    auto* redoAction = undo->createRedoAction(this, tr("&Redo"));
+    redoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+    // Ctrl+Shift+Z everywhere, and the platform's own redo key (Ctrl+Y on Windows) besides.
+    QList<QKeySequence> redoKeys{QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)};
+    for (const auto& key : QKeySequence::keyBindings(QKeySequence::Redo)) {
+        if (!redoKeys.contains(key)) {
+            redoKeys.append(key);
+        }
+    }
+    redoAction->setShortcuts(redoKeys);
+    redoAction->setStatusTip(tr("Redo the plan edit undone last."));
+    editMenu->addAction(redoAction);
 
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     auto* grouped = viewMenu->addAction(tr("&Group by Layer"));
@@ -126,11 +172,74 @@ void MainWindow::createActions()
     viewMenu->addAction(tr("&Expand All"), m_tensorsView->treeView(), &QTreeView::expandAll);
     viewMenu->addAction(tr("&Collapse All"), m_tensorsView->treeView(), &QTreeView::collapseAll);
 
+    auto* analyzeMenu = menuBar()->addMenu(tr("&Analyze"));
+    auto* analyze =
+        analyzeMenu->addAction(QIcon::fromTheme(QStringLiteral("media-playback-start")),
+                               tr("&Analyze Quantization Error"), m_analysis, &AnalysisPanel::analyze);
+    analyze->setObjectName(QStringLiteral("analyzeAction"));
+    analyze->setShortcut(QKeySequence(Qt::Key_F5));
+    analyze->setStatusTip(
+        tr("Measure the error of the selected scheme on every 2-D weight (nothing is written)."));
+    auto* cancel = analyzeMenu->addAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"),
+                                          m_analysis, &AnalysisPanel::cancel);
+    cancel->setObjectName(QStringLiteral("cancelAction"));
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    // Enabled only while a job runs, so Esc still closes editors and popups the rest of the time.
+    cancel->setEnabled(false);
+    connect(m_analysis, &AnalysisPanel::started, cancel, [cancel] { cancel->setEnabled(true); });
+    connect(m_analysis, &AnalysisPanel::finished, cancel, [cancel] { cancel->setEnabled(false); });
+    analyzeMenu->addSeparator();
+    auto* showPlan =
+        analyzeMenu->addAction(tr("Show &Plan"), this, [this] { showTab(QStringLiteral("plan")); });
+    showPlan->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    auto* showTensors =
+        analyzeMenu->addAction(tr("Show &Tensors"), this, [this] { showTab(QStringLiteral("tensors")); });
+    showTensors->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
     auto* about = helpMenu->addAction(tr("&About Sparkulator"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
     auto* aboutQt = helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
     aboutQt->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::createAnalysisAndPlan()
+{
+    m_planController = new PlanController(m_document, this);
+    m_analysis = new AnalysisPanel(m_document, this);
+    m_planController->setScheme(m_analysis->scheme());
+
+    auto* toolbar = addToolBar(tr("Analyze"));
+    toolbar->setObjectName(QStringLiteral("analyzeToolbar"));
+    toolbar->setMovable(false);
+    toolbar->addWidget(m_analysis);
+
+    m_planTab = new PlanTab(m_planController, m_tabs);
+    addTab(QStringLiteral("plan"), m_planTab, tr("&Plan"));
+
+    m_planSection = new TensorPlanSection(m_planController);
+    m_tensorsView->detailPanel()->addSection(tr("Plan"), m_planSection);
+    m_errorSection = new TensorErrorSection(m_analysis);
+    m_tensorsView->detailPanel()->addSection(tr("Quantization error"), m_errorSection);
+    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_planSection, &TensorPlanSection::setTensor);
+    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_errorSection,
+            &TensorErrorSection::setTensor);
+
+    connect(m_analysis, &AnalysisPanel::schemeChanged, m_planController, &PlanController::setScheme);
+    // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
+    connect(m_analysis, &AnalysisPanel::analysisCleared, m_planController, &PlanController::publishDecisions);
+    connect(m_analysis, &AnalysisPanel::statusMessage, this,
+            [this](const QString& message, int timeoutMs) { statusBar()->showMessage(message, timeoutMs); });
+    connect(m_planTab, &PlanTab::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    connect(m_planTab, &PlanTab::lintModulesActivated, m_tensorsView, &TensorsView::selectModules);
+    connect(m_planController, &PlanController::planChanged, this, &MainWindow::planChanged);
+    connect(m_planController, &PlanController::editsChanged, this, &MainWindow::planChanged);
+}
+
+const QuantPlan* MainWindow::currentPlan() const
+{
+    return m_planController->exportablePlan();
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -276,6 +385,28 @@ QString MainWindow::aboutText()
               "<p>Qt %2 (built with %3)<br>QCustomPlot %4</p>")
         .arg(QStringLiteral(SPARK_VERSION), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
              QStringLiteral(SPARK_QCUSTOMPLOT_VERSION));
+}
+
+void MainWindow::showExportDialog()
+{
+    const QuantPlan* plan = currentPlan();
+    const auto snapshot = m_document->snapshot();
+    if (!plan || !snapshot || !snapshot->checkpoint) {
+        statusBar()->showMessage(tr("Nothing to export: open a checkpoint and fix the plan's errors first."),
+                                 8000);
+        return;
+    }
+    // Window-modal and deleted on close: the window stays responsive while the export runs.
+    auto* dialog = new ExportDialog(snapshot->checkpoint, *plan, m_benchmarksTab->currentReport(), this);
+    dialog->setObjectName(QStringLiteral("exportDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    connect(dialog, &ExportDialog::exportFinished, this, [this](const ExportOutcome& outcome) {
+        if (outcome.status == ExportOutcome::Status::Succeeded) {
+            statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(outcome.output)), 8000);
+        }
+    });
+    dialog->show();
 }
 
 void MainWindow::showAbout()

@@ -3,12 +3,21 @@
 #include <QMainWindow>
 #include <memory>
 
+class QAction;
 class QLabel;
 class QMenu;
 class QProgressBar;
 class QTabWidget;
 
 namespace spark {
+
+class AnalysisPanel;
+class BenchmarksTab;
+class PlanController;
+class PlanTab;
+struct QuantPlan;
+class TensorErrorSection;
+class TensorPlanSection;
 
 class CheckpointLoader;
 class Document;
@@ -39,6 +48,17 @@ class MainWindow : public QMainWindow
     TensorsView* tensorsView() const { return m_tensorsView; }
     QTabWidget* tabs() const { return m_tabs; }
     RecentFiles* recentFiles() const { return m_recent; }
+    PlanController* planController() const { return m_planController; }
+    PlanTab* planTab() const { return m_planTab; }
+    AnalysisPanel* analysisPanel() const { return m_analysis; }
+    TensorPlanSection* tensorPlanSection() const { return m_planSection; }
+    TensorErrorSection* tensorErrorSection() const { return m_errorSection; }
+    BenchmarksTab* benchmarksTab() const { return m_benchmarksTab; }
+    /// @brief File ▸ Export… (Ctrl+E): enabled while currentPlan() is non-null.
+    QAction* exportAction() const { return m_exportAction; }
+    /// @brief The plan an export may use: nullptr when nothing is open, the plan has errors (an invalid
+    /// regex, a split fused group), or an edit is still waiting to be planned.
+    const QuantPlan* currentPlan() const;
     /// @brief The path of the open document as the user gave it, or empty.
     QString currentPath() const { return m_currentPath; }
 
@@ -63,11 +83,16 @@ class MainWindow : public QMainWindow
     void openFolder();
     void openFile();
     void showAbout();
+    /// @brief Opens the export dialog for the open checkpoint and currentPlan(), attaching the
+    /// Benchmarks tab's report to the model card when there is one.
+    void showExportDialog();
 
   Q_SIGNALS:
     void documentLoaded(const QString& path);
     /// @p message names the file and the problem. The previous document stays open.
     void openFailed(const QString& path, const QString& message);
+    /// The plan changed (an edit, undo/redo, a new scheme or document); currentPlan() has the new one.
+    void planChanged();
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -76,6 +101,7 @@ class MainWindow : public QMainWindow
 
   private:
     void createActions();
+    void createAnalysisAndPlan();
     void rebuildRecentMenu();
     void onLoaded(const QString& path, const std::shared_ptr<const DocumentSnapshot>& snapshot);
     void onFailed(const QString& path, const QString& message);
@@ -92,6 +118,13 @@ class MainWindow : public QMainWindow
     QLabel* m_summary = nullptr;
     QProgressBar* m_busy = nullptr;
     QString m_currentPath;
+    PlanController* m_planController = nullptr;
+    PlanTab* m_planTab = nullptr;
+    AnalysisPanel* m_analysis = nullptr;
+    TensorPlanSection* m_planSection = nullptr;
+    TensorErrorSection* m_errorSection = nullptr;
+    BenchmarksTab* m_benchmarksTab = nullptr;
+    QAction* m_exportAction = nullptr;
 };
 
 } // namespace spark

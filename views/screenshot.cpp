@@ -1,5 +1,6 @@
 #include "views/screenshot.h"
 
+#include "views/analysispanel.h"
 #include "views/mainwindow.h"
 #include "views/tensorsview.h"
 
@@ -62,6 +63,28 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
                            .arg(request.checkpoint)
                      : failure;
         return kExitError;
+    }
+
+    if (request.analyze) {
+        QEventLoop analysisLoop;
+        bool completed = false;
+        QObject::connect(window.analysisPanel(), &AnalysisPanel::finished, &analysisLoop,
+                         [&](bool cancelled) {
+                             completed = !cancelled;
+                             analysisLoop.quit();
+                         });
+        QTimer::singleShot(request.timeoutMs, &analysisLoop, &QEventLoop::quit);
+        window.analysisPanel()->analyze();
+        if (window.analysisPanel()->isRunning()) {
+            analysisLoop.exec();
+        } else {
+            completed = true; // nothing to analyze
+        }
+        if (!completed) {
+            *error = QApplication::translate("spark::Screenshot", "%1: analysis did not finish in time")
+                         .arg(request.checkpoint);
+            return kExitError;
+        }
     }
 
     window.showTab(request.tab);

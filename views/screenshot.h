@@ -11,11 +11,13 @@ struct ScreenshotRequest
     QString output;                          ///< PNG to write
     QString tab = QStringLiteral("tensors"); ///< tab id to show
     QString select;                          ///< tensor to select, or empty
+    bool analyze = false;                    ///< run analyze (F5) and wait for it before grabbing
     int timeoutMs = 120000;                  ///< give up when loading takes longer
 };
 
 /// @brief Opens the checkpoint in a fresh main window (no settings read or written, no dialogs), waits
-/// for it to load through the same path as File ▸ Open, shows the tab, selects the tensor and saves
+/// for it to load through the same path as File ▸ Open, optionally runs analyze to completion, shows the
+/// tab, selects the tensor and saves
 /// QWidget::grab() as PNG. Needs a QApplication; the caller picks the platform (offscreen for headless).
 /// @return 0 on success; 2 with @p error set (naming the file or the bad argument) otherwise.
 int renderScreenshot(const ScreenshotRequest& request, QString* error);

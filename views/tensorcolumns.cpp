@@ -89,7 +89,7 @@ bool TensorColumns::isNumeric(int column)
     return column == Params || column == Bytes || column == Share || column == RelError || column == MaxError;
 }
 
-QVariant TensorColumns::display(const TensorRow& row, const TensorAnalysis* analysis, int column)
+QVariant TensorColumns::display(const TensorRow& row, const TensorRowResult* analysis, int column)
 {
     switch (column) {
     case Name:
@@ -111,7 +111,7 @@ QVariant TensorColumns::display(const TensorRow& row, const TensorAnalysis* anal
     }
 }
 
-QVariant TensorColumns::sortKey(const TensorRow& row, const TensorAnalysis* analysis, int column)
+QVariant TensorColumns::sortKey(const TensorRow& row, const TensorRowResult* analysis, int column)
 {
     switch (column) {
     case Name:
@@ -134,7 +134,7 @@ QVariant TensorColumns::sortKey(const TensorRow& row, const TensorAnalysis* anal
     }
 }
 
-QVariant TensorColumns::analysisDisplay(const TensorAnalysis* analysis, int column)
+QVariant TensorColumns::analysisDisplay(const TensorRowResult* analysis, int column)
 {
     if (!analysis) {
         return {};
@@ -151,7 +151,7 @@ QVariant TensorColumns::analysisDisplay(const TensorAnalysis* analysis, int colu
     }
 }
 
-QVariant TensorColumns::analysisSortKey(const TensorAnalysis* analysis, int column)
+QVariant TensorColumns::analysisSortKey(const TensorRowResult* analysis, int column)
 {
     if (!analysis) {
         return {};

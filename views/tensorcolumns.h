@@ -1,7 +1,7 @@
 #pragma once
 
-#include "views/tensoranalysis.h"
 #include "views/tensorrow.h"
+#include "views/tensorrowresult.h"
 
 #include <QVariant>
 #include <Qt>
@@ -33,12 +33,12 @@ class TensorColumns
     static bool isNumeric(int column);
 
     /// @brief Display text of a tensor cell.
-    static QVariant display(const TensorRow& row, const TensorAnalysis* analysis, int column);
+    static QVariant display(const TensorRow& row, const TensorRowResult* analysis, int column);
     /// @brief Sort key of a tensor cell (invalid for a missing value).
-    static QVariant sortKey(const TensorRow& row, const TensorAnalysis* analysis, int column);
+    static QVariant sortKey(const TensorRow& row, const TensorRowResult* analysis, int column);
     /// @brief Display text of an analysis cell alone (decision, rel. error, max error).
-    static QVariant analysisDisplay(const TensorAnalysis* analysis, int column);
-    static QVariant analysisSortKey(const TensorAnalysis* analysis, int column);
+    static QVariant analysisDisplay(const TensorRowResult* analysis, int column);
+    static QVariant analysisSortKey(const TensorRowResult* analysis, int column);
 };
 
 } // namespace spark

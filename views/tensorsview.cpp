@@ -14,6 +14,7 @@
 #include <QIODevice>
 #include <QLabel>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStyle>
@@ -139,6 +140,12 @@ void TensorsView::onSnapshotChanged()
         for (int column = 0; column < TensorColumns::Count; ++column) {
             m_view->resizeColumnToContents(column);
         }
+        // Decisions arrive after this (from the plan): leave room for the longest one.
+        const int decisionWidth = fontMetrics().horizontalAdvance(QStringLiteral("W4A16 channel")) +
+                                  fontMetrics().averageCharWidth() * 3;
+        if (m_view->columnWidth(TensorColumns::Decision) < decisionWidth) {
+            m_view->setColumnWidth(TensorColumns::Decision, decisionWidth);
+        }
         m_columnsSized = true;
     }
     // Keep looking at the same tensor when a checkpoint is reopened (or a similar one opened).
@@ -242,6 +249,33 @@ bool TensorsView::selectTensor(const QString& name)
     m_view->setCurrentIndex(index);
     m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
     return true;
+}
+
+bool TensorsView::selectModules(const QStringList& modules)
+{
+    const auto snapshot = m_document->snapshot();
+    if (!snapshot || modules.isEmpty()) {
+        return false;
+    }
+    QStringList escaped;
+    for (const auto& module : modules) {
+        escaped.append(QRegularExpression::escape(module));
+    }
+    // A module's tensors are "<module>.<param>"; a buffer such as d2t is its own tensor.
+    const QString pattern = QStringLiteral("^(?:%1)(?:\\.|$)").arg(escaped.join(QLatin1Char('|')));
+    QString first;
+    const QRegularExpression re(pattern);
+    for (const auto& row : snapshot->rows) {
+        if (re.match(row.name).hasMatch()) {
+            first = row.name;
+            break;
+        }
+    }
+    if (first.isEmpty()) {
+        return false;
+    }
+    setFilter(pattern, true);
+    return selectTensor(first);
 }
 
 void TensorsView::onCurrentChanged(const QModelIndex& current)

@@ -33,6 +33,9 @@ class TensorsView : public QWidget
     /// @return false when the document has no such tensor.
     bool selectTensor(const QString& name);
 
+    /// @brief Shows only the tensors of @p modules (checkpoint module names, e.g. from a lint finding)
+    /// through a regex filter and makes the first one current. @return false when none exists.
+    bool selectModules(const QStringList& modules);
     /// @brief Sets the filter as if typed. @return false for an invalid regex (shown inline).
     bool setFilter(const QString& text, bool isRegex);
     /// @brief The inline error shown for the filter, or empty.

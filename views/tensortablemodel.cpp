@@ -67,7 +67,7 @@ int TensorTableModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : TensorColumns::Count;
 }
 
-const TensorAnalysis* TensorTableModel::analysisOf(int row) const
+const TensorRowResult* TensorTableModel::analysisOf(int row) const
 {
     if (!m_analysis || row < 0 || static_cast<std::size_t>(row) >= m_analysis->size()) {
         return nullptr;

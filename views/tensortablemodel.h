@@ -1,7 +1,7 @@
 #pragma once
 
 #include "views/documentsnapshot.h"
-#include "views/tensoranalysis.h"
+#include "views/tensorrowresult.h"
 
 #include <QAbstractTableModel>
 #include <memory>
@@ -32,7 +32,7 @@ class TensorTableModel : public QAbstractTableModel
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
   private:
-    const TensorAnalysis* analysisOf(int row) const;
+    const TensorRowResult* analysisOf(int row) const;
 
     std::shared_ptr<const DocumentSnapshot> m_snapshot;
     std::shared_ptr<const AnalysisTable> m_analysis;

@@ -201,7 +201,7 @@ int TensorTreeModel::columnCount(const QModelIndex& /*parent*/) const
     return TensorColumns::Count;
 }
 
-const TensorAnalysis* TensorTreeModel::analysisOf(int tensorRow) const
+const TensorRowResult* TensorTreeModel::analysisOf(int tensorRow) const
 {
     if (!m_analysis || tensorRow < 0 || static_cast<std::size_t>(tensorRow) >= m_analysis->size()) {
         return nullptr;

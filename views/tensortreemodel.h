@@ -1,7 +1,7 @@
 #pragma once
 
 #include "views/documentsnapshot.h"
-#include "views/tensoranalysis.h"
+#include "views/tensorrowresult.h"
 
 #include <QAbstractItemModel>
 #include <memory>
@@ -53,7 +53,7 @@ class TensorTreeModel : public QAbstractItemModel
 
     void build();
     const Node* nodeOf(const QModelIndex& index) const;
-    const TensorAnalysis* analysisOf(int tensorRow) const;
+    const TensorRowResult* analysisOf(int tensorRow) const;
     QModelIndex indexOfNode(int node, int column) const;
     QVariant nodeData(const Node& node, int column, int role) const;
 

@@ -90,7 +90,8 @@ long long Args::integer(const std::string& name, long long fallback, long long m
         throw UsageError("--" + name + " expects an integer, got '" + *text + "'");
     }
     if (v < min || v > max) {
-        throw UsageError("--" + name + " must be between " + std::to_string(min) + " and " + std::to_string(max));
+        throw UsageError("--" + name + " must be between " + std::to_string(min) + " and " +
+                         std::to_string(max));
     }
     return v;
 }

@@ -11,7 +11,7 @@ namespace spark::cli {
 /// @brief Thrown for a malformed command line; main() prints it with the command's usage, exit 2.
 class UsageError : public std::runtime_error
 {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -19,7 +19,7 @@ public:
 /// Unknown options are errors (typos must not be silently ignored in scripts).
 class Args
 {
-public:
+  public:
     /// @param flags options without a value; @param options options that take one (possibly repeated).
     Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags,
          const std::vector<std::string>& options);
@@ -35,7 +35,7 @@ public:
     /// Exactly @p count positional arguments, else UsageError.
     void expectPositional(std::size_t min, std::size_t max = 0) const;
 
-private:
+  private:
     std::map<std::string, std::vector<std::string>> m_values;
     std::vector<std::string> m_flags;
     std::vector<std::string> m_positional;

@@ -1,10 +1,9 @@
 // `demo --arch ARCH [--scale tiny|full] --out DIR [--seed N]`: writes a synthetic draft.
 #include "args.h"
 #include "command.h"
+#include "core/demo/demodraft.h"
 #include "format.h"
 #include "progressbar.h"
-
-#include "core/demo/demodraft.h"
 
 #include <iostream>
 #include <limits>
@@ -31,15 +30,17 @@ int runDemo(const std::vector<std::string>& argv)
         throw UsageError(e.what());
     }
     DemoWriteOptions options;
-    options.seed = static_cast<std::uint64_t>(args.integer("seed", 0, 0, std::numeric_limits<long long>::max()));
+    options.seed =
+        static_cast<std::uint64_t>(args.integer("seed", 0, 0, std::numeric_limits<long long>::max()));
     options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
     if (const auto size = args.value("max-shard-size")) {
         options.maxShardBytes = parseByteSize(*size);
     }
     options.progress = stderrProgress("demo " + *arch);
     writeDemoDraft(draft, *out, options);
-    std::cout << "wrote " << draft.arch << " (" << scaleText << ", synthetic weights, seed " << options.seed << "): "
-              << draft.tensors.size() << " tensors, " << formatBytes(draft.totalBytes()) << " to " << *out << "\n";
+    std::cout << "wrote " << draft.arch << " (" << scaleText << ", synthetic weights, seed " << options.seed
+              << "): " << draft.tensors.size() << " tensors, " << formatBytes(draft.totalBytes()) << " to "
+              << *out << "\n";
     return kExitOk;
 }
 

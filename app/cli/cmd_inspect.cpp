@@ -1,10 +1,9 @@
 // `inspect PATH [--json]`: header-only listing of a checkpoint.
 #include "args.h"
 #include "command.h"
-#include "format.h"
-
 #include "core/io/checkpoint.h"
 #include "core/plan/architecture.h"
+#include "format.h"
 
 #include <iostream>
 #include <map>
@@ -66,9 +65,10 @@ int runInspect(const std::vector<std::string>& argv)
     std::cout << "checkpoint:   " << checkpoint.folder().string() << "\n"
               << "architecture: " << arch.displayName
               << (arch.configArchitecture.empty() ? "" : " (" + arch.configArchitecture + ")") << "\n"
-              << "files:        " << checkpoint.shards().size() << (checkpoint.hasIndex() ? " (indexed)" : "") << "\n"
-              << "tensors:      " << checkpoint.tensors().size() << ", " << formatCount(checkpoint.totalParams())
-              << " params, " << formatBytes(totalBytes) << "\n\n";
+              << "files:        " << checkpoint.shards().size() << (checkpoint.hasIndex() ? " (indexed)" : "")
+              << "\n"
+              << "tensors:      " << checkpoint.tensors().size() << ", "
+              << formatCount(checkpoint.totalParams()) << " params, " << formatBytes(totalBytes) << "\n\n";
     Table table({"name", "dtype", "shape", "params", "bytes", "share", "file"});
     for (const auto& t : checkpoint.tensors()) {
         table.add({t.info.name, std::string(dtypeName(t.info.dtype)), t.info.shapeText(),
@@ -79,13 +79,15 @@ int runInspect(const std::vector<std::string>& argv)
     std::cout << "\nby dtype:\n";
     Table dtypes({"dtype", "params", "bytes", "share"});
     for (const auto& [name, sums] : byDtype) {
-        dtypes.add({name, formatCount(sums.second), formatBytes(sums.first), formatPercent(sums.first, totalBytes)});
+        dtypes.add(
+            {name, formatCount(sums.second), formatBytes(sums.first), formatPercent(sums.first, totalBytes)});
     }
     dtypes.print(std::cout);
     std::cout << "\nby module group:\n";
     Table groups({"group", "params", "bytes", "share"});
     for (const auto& [name, sums] : byGroup) {
-        groups.add({name, formatCount(sums.second), formatBytes(sums.first), formatPercent(sums.first, totalBytes)});
+        groups.add(
+            {name, formatCount(sums.second), formatBytes(sums.first), formatPercent(sums.first, totalBytes)});
     }
     groups.print(std::cout);
     return kExitOk;

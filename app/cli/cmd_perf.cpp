@@ -1,9 +1,11 @@
-// `perf [--size GIB] [--threads N]`: throughput of the CPU engine on a generated bf16 workload, next
-// to what this machine can read from memory and from a warm file, so the ratios show how close the
-// kernels come to the memory bound.
+// `perf [--size GIB] [--threads N] [--backend auto|cpu|cuda]`: throughput of the quantization engine on
+// a generated bf16 workload, next to what this machine can read from memory and from a warm file, so the
+// ratios show how close the kernels come to the memory bound. With CUDA it also prints the kernel's
+// device-side GB/s against the device's own copy bandwidth (cudaMemcpy device-to-device).
 #include "args.h"
 #include "command.h"
 #include "core/quant/errorstats.h"
+#include "core/quant/quantbackend.h"
 #include "core/quant/rtn.h"
 #include "core/quant/rtnkernels.h"
 #include "core/util/parallel.h"
@@ -127,13 +129,22 @@ std::string ratioLine(const char* name, double gbps, double memory, double file)
 
 int runPerf(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {}, {"size", "threads"});
+    const Args args(argv, {}, {"size", "threads", "backend"});
     args.expectPositional(0, 0);
     const double gib = args.number("size", 1.0);
     if (!(gib > 0.0) || gib > 64.0) {
         throw UsageError("--size must be in (0, 64] GiB");
     }
     const unsigned threads = resolveThreads(static_cast<int>(args.integer("threads", 0, 0, 4096)));
+    const auto requested = parseBackend(args.value("backend", "auto"));
+    if (!requested) {
+        throw UsageError("--backend must be auto, cpu or cuda");
+    }
+    std::string notice;
+    const auto backend = makeBackend(*requested, &notice);
+    if (!notice.empty()) {
+        std::cerr << notice << "\n";
+    }
     const auto rows = std::max<std::size_t>(1, static_cast<std::size_t>(gib * (1ull << 30) / 2 / kCols));
     const std::uint64_t bytes = rows * kCols * 2;
     const QuantScheme scheme{4, 128};
@@ -152,6 +163,30 @@ int runPerf(const std::vector<std::string>& argv)
     std::cout << "memory read: " << formatFixed(memory, 2) << " GB/s\n";
     const double file = measureFileRead(raw, bytes);
     std::cout << "file read (pread, warm cache): " << formatFixed(file, 2) << " GB/s\n";
+
+    if (backend->kind() == Backend::Cuda) {
+        std::cout << "backend: " << backend->description() << "\n";
+        const double analyze = gbPerSecond(bytes, bestSeconds([&] {
+                                               std::vector<kernels::RowErrorPartials> perRow(rows);
+                                               kernels::StatsHistograms hist;
+                                               backend->errorStatsRows(weights, scheme, perRow.data(), hist);
+                                               sink = sink + hist.q[0];
+                                           }));
+        std::cout << ratioLine("analyze (cuda, end to end)", analyze, memory, file) << "\n";
+        std::vector<std::byte> scales(rows * scheme.groupsPerRow(kCols) * 2);
+        std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(kCols));
+        const double quantize = gbPerSecond(
+            bytes,
+            bestSeconds([&] { backend->quantizeBlock(weights, scheme, scales.data(), packed.data()); }));
+        std::cout << ratioLine("quantize+pack (cuda, end to end)", quantize, memory, file) << "\n";
+        const auto device = cudaKernelBenchmark(weights, scheme, kRepeats);
+        std::cout << "cuda kernel quantize+pack: " << formatFixed(device.kernelInputGBs, 1)
+                  << " GB/s of weights (" << formatFixed(device.kernelTrafficGBs, 1)
+                  << " GB/s traffic = " << formatFixed(device.kernelTrafficGBs / device.copyTrafficGBs, 2)
+                  << " of the device copy bandwidth " << formatFixed(device.copyTrafficGBs, 1)
+                  << " GB/s, cudaMemcpy device-to-device)\n";
+        return kExitOk;
+    }
 
     const double analyze = gbPerSecond(bytes, bestSeconds([&] {
                                            ErrorStatsAccumulator acc(scheme, rows, kCols);

@@ -1,23 +1,24 @@
-// `verify SRC OUT [--json] [--target-layers N] [--threads N]`.
+// `verify SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda]`.
 #include "args.h"
+#include "backendargs.h"
 #include "command.h"
+#include "core/export/verifier.h"
 #include "progressbar.h"
 
-#include "core/export/verifier.h"
-
-#include <nlohmann/json.hpp>
-
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 namespace spark::cli {
 
 int runVerify(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"json"}, {"target-layers", "threads"});
+    const Args args(argv, {"json"}, {"target-layers", "threads", "backend"});
     args.expectPositional(2);
     const auto source = Checkpoint::open(args.positional()[0]);
     const auto output = Checkpoint::open(args.positional()[1]);
+    const auto backend = backendFrom(args);
     VerifyOptions options;
+    options.backend = backend.get();
     options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
     if (args.value("target-layers")) {
         options.targetLayers = static_cast<int>(args.integer("target-layers", 0, 0, 100000));

@@ -3,42 +3,56 @@
 namespace spark::cli {
 
 // Entry points, one per cmd_*.cpp.
+int runAnalyze(const std::vector<std::string>& args);
+int runCard(const std::vector<std::string>& args);
 int runDemo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);
-int runReport(const std::vector<std::string>& args);
-int runAnalyze(const std::vector<std::string>& args);
+int runMatch(const std::vector<std::string>& args);
 int runPerf(const std::vector<std::string>& args);
 int runPlan(const std::vector<std::string>& args);
-int runMatch(const std::vector<std::string>& args);
 int runQuantize(const std::vector<std::string>& args);
+int runReport(const std::vector<std::string>& args);
 int runVerify(const std::vector<std::string>& args);
 
+// Listed in the order of the workflow: open, measure, decide, export, check, document, benchmark.
 const std::vector<Command>& commands()
 {
     static const std::vector<Command> all{
         {"demo", "write a synthetic draft checkpoint of a known architecture",
-         "--arch laguna-dflash|glm-dspark|qwen3-dflash|llama-eagle3 [--scale tiny|full] --out DIR [--seed N]",
+         "--arch laguna-dflash|glm-dspark|qwen3-dflash|llama-eagle3 [--scale tiny|full] --out DIR [--seed N] "
+         "[--max-shard-size SIZE] [--threads N]",
          runDemo},
         {"inspect", "list every tensor of a checkpoint (header only)", "PATH [--json]", runInspect},
+        {"analyze", "per-tensor quantization error of RTN, without writing anything",
+         "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--json]", runAnalyze},
+        {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
+         "PATH [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] [--group G] "
+         "[--tp N] "
+         "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json]",
+         runPlan},
+        {"match", "match one quantization entry against names with vLLM's semantics", "ENTRY NAME...",
+         runMatch},
+        {"quantize",
+         "write a compressed-tensors pack-quantized checkpoint with its model card, then verify it",
+         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] "
+         "[--group 32|64|128|-1] [--tp N] [--max-shard-size SIZE] [--threads N] [--backend auto|cpu|cuda] "
+         "[--no-verify] "
+         "[--target-model M] [--target-precision P] [--license L] [--base-model B] [--model-name N] [--bench "
+         "FILE]...",
+         runQuantize},
+        {"verify", "check an exported checkpoint against its source, bit for bit",
+         "SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda]", runVerify},
+        {"card", "write the model card (README.md) of a planned export",
+         "PATH [--out FILE] [plan options as for quantize] [--target-model M] [--target-precision P] "
+         "[--license L] "
+         "[--base-model B] [--model-name N] [--bench FILE]...",
+         runCard},
         {"report", "benchmark statistics: vLLM results, /metrics pairs, CSV, logs, llama-bench",
          "FILES... [--baseline ARM] [--markdown] [--json] [--plot OUT.png|.svg|.pdf] [--arm ARM] "
          "[--prompt-len N] [--repeat N] [--override-tags] [--metric NAME]... [--confidence 0.95]",
          runReport},
-        {"analyze", "per-tensor quantization error of RTN, without writing anything",
-         "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--json]", runAnalyze},
         {"perf", "measure analyze and quantize+pack throughput against memory and file bandwidth",
-         "[--size GIB] [--threads N]", runPerf},
-        {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
-         "PATH [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] [--group G] [--tp N] "
-         "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json]",
-         runPlan},
-        {"match", "match one quantization entry against names with vLLM's semantics", "ENTRY NAME...", runMatch},
-        {"quantize", "write a compressed-tensors pack-quantized checkpoint, then verify it",
-         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] "
-         "[--group 32|64|128|-1] [--tp N] [--max-shard-size SIZE] [--threads N] [--no-verify]",
-         runQuantize},
-        {"verify", "check an exported checkpoint against its source, bit for bit",
-         "SRC OUT [--json] [--target-layers N] [--threads N]", runVerify},
+         "[--size GIB] [--threads N] [--backend auto|cpu|cuda]", runPerf},
     };
     return all;
 }

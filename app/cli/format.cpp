@@ -40,7 +40,8 @@ std::string formatCount(std::uint64_t count)
 
 std::string formatPercent(std::uint64_t part, std::uint64_t whole)
 {
-    return whole == 0 ? "-" : formatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 2) + "%";
+    return whole == 0 ? "-"
+                      : formatFixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 2) + "%";
 }
 
 void Table::print(std::ostream& out) const

@@ -19,12 +19,12 @@ std::string formatFixed(double value, int digits);
 /// @brief A plain-text table with aligned columns (numbers are right-aligned by the caller's choice).
 class Table
 {
-public:
+  public:
     explicit Table(std::vector<std::string> header) : m_header(std::move(header)) {}
     void add(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
     void print(std::ostream& out) const;
 
-private:
+  private:
     std::vector<std::string> m_header;
     std::vector<std::vector<std::string>> m_rows;
 };

@@ -1,7 +1,6 @@
 // sparkulator-cli: the headless front end. Each subcommand lives in its own cmd_*.cpp and only calls core.
 #include "args.h"
 #include "command.h"
-
 #include "core/io/ioerror.h"
 
 #include <algorithm>
@@ -12,11 +11,12 @@ namespace {
 
 void printHelp()
 {
-    std::cout << "sparkulator-cli " SPARK_VERSION " — inspect and quantize speculative-decoding draft checkpoints\n\n"
+    std::cout << "sparkulator-cli " SPARK_VERSION
+                 " — inspect and quantize speculative-decoding draft checkpoints\n\n"
                  "usage: sparkulator-cli COMMAND [ARGS...]\n\ncommands:\n";
     for (const auto& c : spark::cli::commands()) {
-        std::cout << "  " << c.name << std::string(12 - std::min<std::size_t>(c.name.size(), 11), ' ') << c.summary
-                  << "\n";
+        std::cout << "  " << c.name << std::string(12 - std::min<std::size_t>(c.name.size(), 11), ' ')
+                  << c.summary << "\n";
     }
     std::cout << "\n'sparkulator-cli COMMAND --help' shows a command's options.\n"
                  "Exit codes: 0 ok, 1 the work found problems, 2 bad input or usage.\n";
@@ -52,8 +52,8 @@ int main(int argc, char** argv)
     try {
         return it->run(rest);
     } catch (const spark::cli::UsageError& e) {
-        std::cerr << "sparkulator-cli " << it->name << ": " << e.what() << "\nusage: sparkulator-cli " << it->name
-                  << " " << it->usage << "\n";
+        std::cerr << "sparkulator-cli " << it->name << ": " << e.what() << "\nusage: sparkulator-cli "
+                  << it->name << " " << it->usage << "\n";
     } catch (const spark::IoError& e) {
         std::cerr << "sparkulator-cli " << it->name << ": " << e.what() << "\n";
     } catch (const std::exception& e) {

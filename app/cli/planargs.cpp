@@ -4,7 +4,8 @@ namespace spark::cli {
 
 const std::vector<std::string>& planOptionNames()
 {
-    static const std::vector<std::string> names{"preset", "target", "ignore", "target-layers", "bits", "group", "tp"};
+    static const std::vector<std::string> names{"preset", "target", "ignore", "target-layers",
+                                                "bits",   "group",  "tp"};
     return names;
 }
 
@@ -22,7 +23,8 @@ PlanOptions planOptionsFrom(const Args& args)
         throw UsageError("--bits must be 4 or 8");
     }
     options.groupSize = static_cast<int>(args.integer("group", 128, -1, 128));
-    if (options.groupSize != -1 && options.groupSize != 32 && options.groupSize != 64 && options.groupSize != 128) {
+    if (options.groupSize != -1 && options.groupSize != 32 && options.groupSize != 64 &&
+        options.groupSize != 128) {
         throw UsageError("--group must be 32, 64, 128 or -1 (per channel)");
     }
     options.tpDegree = static_cast<int>(args.integer("tp", 1, 1, 64));

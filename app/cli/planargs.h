@@ -1,7 +1,6 @@
 #pragma once
 
 #include "args.h"
-
 #include "core/plan/planoptions.h"
 
 #include <string>

@@ -1,5 +1,5 @@
 // The desktop application: `sparkulator [PATH]` opens the GUI; `sparkulator --screenshot OUT.png
-// [--tab tensors] [--select NAME] PATH` renders the window offscreen to a PNG and exits.
+// [--tab tensors|plan] [--select NAME] [--analyze] PATH` renders the window offscreen to a PNG and exits.
 #include "views/mainwindow.h"
 #include "views/screenshot.h"
 
@@ -57,13 +57,18 @@ int main(int argc, char** argv)
         QApplication::translate("main",
                                 "Render the window offscreen to <png> after loading PATH, then exit."),
         QStringLiteral("png"));
-    const QCommandLineOption tab(QStringLiteral("tab"),
-                                 QApplication::translate("main", "Tab to show in the screenshot (tensors)."),
-                                 QStringLiteral("name"), QStringLiteral("tensors"));
+    const QCommandLineOption tab(
+        QStringLiteral("tab"),
+        QApplication::translate("main", "Tab to show in the screenshot (tensors, plan)."),
+        QStringLiteral("name"), QStringLiteral("tensors"));
     const QCommandLineOption select(QStringLiteral("select"),
                                     QApplication::translate("main", "Tensor to select in the screenshot."),
                                     QStringLiteral("tensor"));
-    parser.addOptions({screenshot, tab, select});
+    const QCommandLineOption analyze(
+        QStringLiteral("analyze"),
+        QApplication::translate("main",
+                                "Run the analysis (F5) and wait for it before taking the screenshot."));
+    parser.addOptions({screenshot, tab, select, analyze});
     parser.addPositionalArgument(
         QStringLiteral("path"),
         QApplication::translate("main",
@@ -93,6 +98,7 @@ int main(int argc, char** argv)
         request.checkpoint = path;
         request.tab = parser.value(tab);
         request.select = parser.value(select);
+        request.analyze = parser.isSet(analyze);
         QString error;
         const int code = spark::renderScreenshot(request, &error);
         if (code != 0) {
@@ -100,8 +106,9 @@ int main(int argc, char** argv)
         }
         return code;
     }
-    if (parser.isSet(tab) || parser.isSet(select)) {
-        printError(QApplication::translate("main", "--tab and --select only apply with --screenshot"));
+    if (parser.isSet(tab) || parser.isSet(select) || parser.isSet(analyze)) {
+        printError(
+            QApplication::translate("main", "--tab, --select and --analyze only apply with --screenshot"));
         return kExitUsage;
     }
 

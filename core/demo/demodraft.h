@@ -3,9 +3,8 @@
 #include "core/io/shardedwriter.h"
 #include "core/progress.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -41,6 +40,7 @@ struct DemoWriteOptions
 
 /// @brief Writes the demo draft into @p out atomically (staging folder + rename). Streams one tensor
 /// at a time through a fixed buffer. Throws IoError.
-void writeDemoDraft(const DemoDraft& draft, const std::filesystem::path& out, const DemoWriteOptions& options);
+void writeDemoDraft(const DemoDraft& draft, const std::filesystem::path& out,
+                    const DemoWriteOptions& options);
 
 } // namespace spark

@@ -5,7 +5,6 @@
 #include "core/io/ioerror.h"
 #include "core/io/shardedwriter.h"
 #include "core/io/stagingdirectory.h"
-#include "core/quant/rtn.h"
 #include "core/util/parallel.h"
 
 #include <set>
@@ -39,14 +38,14 @@ const CheckpointTensor& plannedWeight(const Checkpoint& source, const PlannedMod
     }
     const auto& info = tensor->info;
     if (info.shape.size() != 2 || !isQuantizableFloat(info.dtype)) {
-        throw ExportError("'" + info.name + "' is " + std::string(dtypeName(info.dtype)) + " " + info.shapeText() +
-                          ": only 2-D BF16, F16 or F32 weights can be quantized");
+        throw ExportError("'" + info.name + "' is " + std::string(dtypeName(info.dtype)) + " " +
+                          info.shapeText() + ": only 2-D BF16, F16 or F32 weights can be quantized");
     }
     return *tensor;
 }
 
 void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, const QuantScheme& scheme,
-                        unsigned threads, std::vector<PlannedTensor>& out)
+                        const QuantBackend& backend, unsigned threads, std::vector<PlannedTensor>& out)
 {
     const auto& weight = plannedWeight(source, module);
     const auto& info = weight.info;
@@ -54,32 +53,34 @@ void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, c
     const std::uint64_t cols = info.shape[1];
     const auto base = module.name;
 
-    out.push_back({{base + ".weight_shape", DType::I64, {2}}, [rows, cols](ByteSink& sink) {
-                       const std::int64_t shape[2] = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
-                       sink.write(std::as_bytes(std::span(shape)));
-                   }});
+    out.push_back(
+        {{base + ".weight_shape", DType::I64, {2}}, [rows, cols](ByteSink& sink) {
+             const std::int64_t shape[2] = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
+             sink.write(std::as_bytes(std::span(shape)));
+         }});
     out.push_back({{base + ".weight_packed", DType::I32, {rows, scheme.packedWordsPerRow(cols)}},
-                   [&source, &weight, scheme, threads](ByteSink& sink) {
+                   [&source, &weight, scheme, &backend, threads](ByteSink& sink) {
                        RowChunkReader reader(source, weight);
                        std::vector<std::byte> scales(reader.maxRows() * scheme.groupsPerRow(reader.cols()) *
                                                      reader.elementBytes());
-                       std::vector<std::int32_t> packed(reader.maxRows() * scheme.packedWordsPerRow(reader.cols()));
+                       std::vector<std::int32_t> packed(reader.maxRows() *
+                                                        scheme.packedWordsPerRow(reader.cols()));
                        while (const auto rows = reader.next()) {
-                           computeScales(*rows, scheme, scales.data(), threads);
-                           quantizeRows(*rows, scheme, scales.data(), packed.data(), threads);
+                           backend.quantizeBlock(*rows, scheme, scales.data(), packed.data(), threads);
                            sink.write(asBytes(packed, rows->rowCount * scheme.packedWordsPerRow(rows->cols)));
                        }
                    }});
-    out.push_back({{base + ".weight_scale", info.dtype, {rows, scheme.groupsPerRow(cols)}},
-                   [&source, &weight, scheme, threads](ByteSink& sink) {
-                       RowChunkReader reader(source, weight);
-                       const std::size_t rowScaleBytes = scheme.groupsPerRow(reader.cols()) * reader.elementBytes();
-                       std::vector<std::byte> scales(reader.maxRows() * rowScaleBytes);
-                       while (const auto rows = reader.next()) {
-                           computeScales(*rows, scheme, scales.data(), threads);
-                           sink.write(std::span<const std::byte>(scales.data(), rows->rowCount * rowScaleBytes));
-                       }
-                   }});
+    out.push_back(
+        {{base + ".weight_scale", info.dtype, {rows, scheme.groupsPerRow(cols)}},
+         [&source, &weight, scheme, &backend, threads](ByteSink& sink) {
+             RowChunkReader reader(source, weight);
+             const std::size_t rowScaleBytes = scheme.groupsPerRow(reader.cols()) * reader.elementBytes();
+             std::vector<std::byte> scales(reader.maxRows() * rowScaleBytes);
+             while (const auto rows = reader.next()) {
+                 backend.computeScales(*rows, scheme, scales.data(), threads);
+                 sink.write(std::span<const std::byte>(scales.data(), rows->rowCount * rowScaleBytes));
+             }
+         }});
 }
 
 /// Files of the source folder that belong in the output unchanged (tokenizer, generation config, ...).
@@ -94,8 +95,9 @@ std::vector<fs::path> companionFiles(const Checkpoint& source, bool replaceReadm
     for (const auto& entry : fs::directory_iterator(source.folder(), ec)) {
         const auto name = entry.path().filename();
         const auto text = name.string();
-        if (!fs::is_regular_file(entry.path(), ec) || text.starts_with(".") || entry.path().extension() == ".safetensors" ||
-            text == kIndexFileName || text == "config.json" || (replaceReadme && text == "README.md")) {
+        if (!fs::is_regular_file(entry.path(), ec) || text.starts_with(".") ||
+            entry.path().extension() == ".safetensors" || text == kIndexFileName || text == "config.json" ||
+            (replaceReadme && text == "README.md")) {
             continue;
         }
         files.push_back(entry.path());
@@ -112,6 +114,8 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
         throw ExportError("the plan has errors: " + plan.errors.front());
     }
     const unsigned threads = resolveThreads(static_cast<int>(options.threads));
+    const auto cpu = options.backend ? nullptr : makeBackend(Backend::Cpu);
+    const QuantBackend& backend = options.backend ? *options.backend : *cpu;
     StagingDirectory staging(options.output, {source.folder()});
 
     ExportResult result;
@@ -119,7 +123,7 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
     std::set<std::string> replaced; // source tensors that quantized modules replace
     std::vector<PlannedTensor> tensors;
     for (const auto* module : plan.quantizedModules()) {
-        addQuantizedModule(source, *module, plan.scheme, threads, tensors);
+        addQuantizedModule(source, *module, plan.scheme, backend, threads, tensors);
         replaced.insert(module->weightTensor);
         ++result.quantizedModules;
     }
@@ -131,7 +135,8 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
                            [&source, &tensor](ByteSink& sink) { copyTensor(source, tensor, sink); }});
         ++result.copiedTensors;
     }
-    const auto written = writeSafetensorsShards(staging.path(), std::move(tensors), {options.maxShardBytes, options.progress});
+    const auto written =
+        writeSafetensorsShards(staging.path(), std::move(tensors), {options.maxShardBytes, options.progress});
     result.shardFiles = written.files;
     result.bytesAfter = written.totalSize;
 
@@ -139,7 +144,8 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
     for (const auto& file : companionFiles(source, !options.modelCard.empty())) {
         std::error_code ec;
         if (!fs::copy_file(file, staging.path() / file.filename(), ec)) {
-            throw IoError(IoErrorKind::WriteFailed, file.string(), "cannot copy into the output: " + ec.message());
+            throw IoError(IoErrorKind::WriteFailed, file.string(),
+                          "cannot copy into the output: " + ec.message());
         }
         result.otherFiles.push_back(file.filename().string());
     }

@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
 #include "core/progress.h"
+#include "core/quant/quantbackend.h"
 
 #include <filesystem>
 #include <stdexcept>
@@ -19,6 +20,7 @@ struct ExportOptions
     unsigned threads = 0;            ///< 0: all cores
     ProgressFn progress;             ///< bytes of output tensor data written / total
     std::string modelCard;           ///< README.md of the output; empty: the source README (if any) is copied
+    const QuantBackend* backend = nullptr; ///< where quantization runs; nullptr: the CPU
 };
 
 /// @brief What an export wrote.
@@ -36,16 +38,16 @@ struct ExportResult
 /// 2-D BF16/F16/F32 tensor). IoError and QuantError pass through unchanged.
 class ExportError : public std::runtime_error
 {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
-/// @brief Writes the compressed-tensors `pack-quantized` checkpoint of @p plan (format-spec §7): per quantized
-/// Linear exactly weight_packed / weight_scale / weight_shape, every other tensor byte-identical, config.json
-/// with quantization_config, the folder's other files copied. Streams shard by shard and tensor by tensor
-/// through fixed-size row chunks read with pread, so memory is bounded by the chunk size, not the checkpoint.
-/// Atomic: a staging folder beside the output is renamed into place at the end; on error or cancel nothing
-/// is left behind and the source is never written to.
+/// @brief Writes the compressed-tensors `pack-quantized` checkpoint of @p plan (format-spec §7): per
+/// quantized Linear exactly weight_packed / weight_scale / weight_shape, every other tensor byte-identical,
+/// config.json with quantization_config, the folder's other files copied. Streams shard by shard and tensor
+/// by tensor through fixed-size row chunks read with pread, so memory is bounded by the chunk size, not the
+/// checkpoint. Atomic: a staging folder beside the output is renamed into place at the end; on error or
+/// cancel nothing is left behind and the source is never written to.
 ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, const ExportOptions& options);
 
 } // namespace spark

@@ -4,7 +4,8 @@
 
 namespace spark {
 
-RowChunkReader::RowChunkReader(const Checkpoint& checkpoint, const CheckpointTensor& tensor, std::uint64_t chunkBytes)
+RowChunkReader::RowChunkReader(const Checkpoint& checkpoint, const CheckpointTensor& tensor,
+                               std::uint64_t chunkBytes)
     : m_file(checkpoint.fileOf(tensor)), m_info(tensor.info)
 {
     m_rowCount = static_cast<std::size_t>(m_info.shape.at(0));

@@ -16,8 +16,9 @@ inline constexpr std::uint64_t kChunkBytes = 8u << 20;
 /// resident memory does not grow with the tensor) and hands each block out as WeightRows.
 class RowChunkReader
 {
-public:
-    RowChunkReader(const Checkpoint& checkpoint, const CheckpointTensor& tensor, std::uint64_t chunkBytes = kChunkBytes);
+  public:
+    RowChunkReader(const Checkpoint& checkpoint, const CheckpointTensor& tensor,
+                   std::uint64_t chunkBytes = kChunkBytes);
 
     std::size_t cols() const { return m_cols; }
     std::size_t maxRows() const { return m_maxRows; }
@@ -25,7 +26,7 @@ public:
     /// @brief The next block of rows, or nullopt at the end. The block stays valid until the next call.
     std::optional<WeightRows> next();
 
-private:
+  private:
     const SafetensorsFile& m_file;
     const TensorInfo& m_info;
     std::size_t m_cols = 0;

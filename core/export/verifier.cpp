@@ -4,7 +4,6 @@
 #include "core/plan/quantplan.h"
 #include "core/plan/vllmmatching.h"
 #include "core/quant/quanterror.h"
-#include "core/quant/rtn.h"
 #include "core/util/parallel.h"
 
 #include <cstring>
@@ -17,7 +16,7 @@ namespace {
 /// Collects problems; a check that fails returns false so the caller can skip dependent checks.
 class Checker
 {
-public:
+  public:
     explicit Checker(VerifyReport& report) : m_report(report) {}
     bool require(bool condition, const std::string& subject, const std::string& message)
     {
@@ -27,11 +26,12 @@ public:
         return condition;
     }
 
-private:
+  private:
     VerifyReport& m_report;
 };
 
-bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b, const CheckpointTensor& tb)
+bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b,
+               const CheckpointTensor& tb)
 {
     if (ta.info.byteSize() != tb.info.byteSize()) {
         return false;
@@ -53,12 +53,13 @@ bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint
 std::optional<QuantScheme> checkQuantizationConfig(const nlohmann::json& config, Checker& check)
 {
     const std::string subject = "config.json";
-    if (!check.require(config.contains("quantization_config") && config["quantization_config"].is_object(), subject,
-                       "no quantization_config")) {
+    if (!check.require(config.contains("quantization_config") && config["quantization_config"].is_object(),
+                       subject, "no quantization_config")) {
         return std::nullopt;
     }
     const auto& qc = config["quantization_config"];
-    check.require(qc.value("quant_method", "") == "compressed-tensors", subject, "quant_method is not compressed-tensors");
+    check.require(qc.value("quant_method", "") == "compressed-tensors", subject,
+                  "quant_method is not compressed-tensors");
     check.require(qc.value("format", "") == "pack-quantized", subject, "format is not pack-quantized");
     const auto groups = qc.value("config_groups", nlohmann::json::object());
     if (!check.require(groups.size() == 1 && groups.begin()->is_object(), subject,
@@ -71,17 +72,20 @@ std::optional<QuantScheme> checkQuantizationConfig(const nlohmann::json& config,
     const auto weights = group.value("weights", nlohmann::json::object());
     for (const char* forbidden : {"scale_dtype", "zp_dtype"}) {
         check.require(!weights.contains(forbidden), subject,
-                      std::string("weights has '") + forbidden + "', which vLLM builds bundling compressed-tensors <= 0.12 reject");
+                      std::string("weights has '") + forbidden +
+                          "', which vLLM builds bundling compressed-tensors <= 0.12 reject");
     }
     check.require(weights.value("type", "") == "int" && weights.value("symmetric", false) &&
-                      !weights.value("dynamic", true) && weights.value("actorder", nlohmann::json()).is_null(),
+                      !weights.value("dynamic", true) &&
+                      weights.value("actorder", nlohmann::json()).is_null(),
                   subject, "weights must be static symmetric int without actorder");
     QuantScheme scheme;
     scheme.bits = weights.value("num_bits", 0);
     const auto strategy = weights.value("strategy", "");
     if (strategy == "channel") {
         scheme.groupSize = -1;
-    } else if (strategy == "group" && weights.contains("group_size") && weights["group_size"].is_number_integer()) {
+    } else if (strategy == "group" && weights.contains("group_size") &&
+               weights["group_size"].is_number_integer()) {
         scheme.groupSize = weights["group_size"].get<int>();
     } else {
         check.require(false, subject, "strategy must be group (with group_size) or channel");
@@ -95,10 +99,12 @@ std::optional<QuantScheme> checkQuantizationConfig(const nlohmann::json& config,
 
 /// Recomputes one quantized module from the source and compares packed words and scales byte for byte.
 void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, const std::string& module,
-                          const QuantScheme& scheme, unsigned threads, Checker& check, VerifyReport& report)
+                          const QuantScheme& scheme, const QuantBackend& backend, unsigned threads,
+                          Checker& check, VerifyReport& report)
 {
     const auto* weight = source.find(module + ".weight");
-    if (!check.require(weight && weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype), module,
+    if (!check.require(weight && weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype),
+                       module,
                        "weight_packed has no 2-D BF16/F16/F32 source weight '" + module + ".weight'")) {
         return;
     }
@@ -108,19 +114,24 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
     const auto* scales = output.find(module + ".weight_scale");
     const auto* shape = output.find(module + ".weight_shape");
     bool ok = check.require(packed->info.dtype == DType::I32 &&
-                                packed->info.shape == std::vector<std::uint64_t>{rows, scheme.packedWordsPerRow(cols)},
-                            module, "weight_packed must be I32 [" + std::to_string(rows) + ", " +
-                                        std::to_string(scheme.packedWordsPerRow(cols)) + "]");
+                                packed->info.shape ==
+                                    std::vector<std::uint64_t>{rows, scheme.packedWordsPerRow(cols)},
+                            module,
+                            "weight_packed must be I32 [" + std::to_string(rows) + ", " +
+                                std::to_string(scheme.packedWordsPerRow(cols)) + "]");
     ok &= check.require(scales && scales->info.dtype == weight->info.dtype &&
                             scales->info.shape == std::vector<std::uint64_t>{rows, scheme.groupsPerRow(cols)},
-                        module, "weight_scale missing or not " + std::string(dtypeName(weight->info.dtype)) + " [" +
-                                    std::to_string(rows) + ", " + std::to_string(scheme.groupsPerRow(cols)) + "]");
-    if (check.require(shape && shape->info.dtype == DType::I64 && shape->info.shape == std::vector<std::uint64_t>{2},
+                        module,
+                        "weight_scale missing or not " + std::string(dtypeName(weight->info.dtype)) + " [" +
+                            std::to_string(rows) + ", " + std::to_string(scheme.groupsPerRow(cols)) + "]");
+    if (check.require(shape && shape->info.dtype == DType::I64 &&
+                          shape->info.shape == std::vector<std::uint64_t>{2},
                       module, "weight_shape missing or not I64 [2]")) {
         std::int64_t values[2];
         std::memcpy(values, output.bytes(*shape).data(), sizeof values);
-        ok &= check.require(values[0] == static_cast<std::int64_t>(rows) && values[1] == static_cast<std::int64_t>(cols),
-                            module, "weight_shape is not [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
+        ok &= check.require(
+            values[0] == static_cast<std::int64_t>(rows) && values[1] == static_cast<std::int64_t>(cols),
+            module, "weight_shape is not [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
     } else {
         ok = false;
     }
@@ -140,20 +151,23 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
     std::vector<std::byte> actual(std::max(expectedPacked.size() * 4, expectedScales.size()));
     try {
         while (const auto block = reader.next()) {
-            computeScales(*block, scheme, expectedScales.data(), threads);
-            quantizeRows(*block, scheme, expectedScales.data(), expectedPacked.data(), threads);
+            backend.quantizeBlock(*block, scheme, expectedScales.data(), expectedPacked.data(), threads);
             const auto packedBytes = block->rowCount * wordsPerRow * 4;
-            output.fileOf(*packed).read(packed->info, block->firstRow * wordsPerRow * 4, std::span(actual.data(), packedBytes));
+            output.fileOf(*packed).read(packed->info, block->firstRow * wordsPerRow * 4,
+                                        std::span(actual.data(), packedBytes));
             if (std::memcmp(actual.data(), expectedPacked.data(), packedBytes) != 0) {
-                check.require(false, module, "weight_packed differs from a fresh quantization of the source (rows from " +
-                                                 std::to_string(block->firstRow) + ")");
+                check.require(false, module,
+                              "weight_packed differs from a fresh quantization of the source (rows from " +
+                                  std::to_string(block->firstRow) + ")");
                 return;
             }
             const auto scaleBytes = block->rowCount * scaleRowBytes;
-            output.fileOf(*scales).read(scales->info, block->firstRow * scaleRowBytes, std::span(actual.data(), scaleBytes));
+            output.fileOf(*scales).read(scales->info, block->firstRow * scaleRowBytes,
+                                        std::span(actual.data(), scaleBytes));
             if (std::memcmp(actual.data(), expectedScales.data(), scaleBytes) != 0) {
-                check.require(false, module, "weight_scale differs from a fresh quantization of the source (rows from " +
-                                                 std::to_string(block->firstRow) + ")");
+                check.require(false, module,
+                              "weight_scale differs from a fresh quantization of the source (rows from " +
+                                  std::to_string(block->firstRow) + ")");
                 return;
             }
         }
@@ -186,7 +200,8 @@ void checkIgnoreList(const Checkpoint& source, const Checkpoint& output, const Q
         const bool quantized = output.find(module.name + ".weight_packed") != nullptr;
         if (!module.isLinear()) {
             check.require(!quantized, module.name,
-                          "quantized, but vLLM loads it as " + module.vllmClass + ", which cannot run quantized");
+                          "quantized, but vLLM loads it as " + module.vllmClass +
+                              ", which cannot run quantized");
             continue;
         }
         if (byVllmName[module.vllmName].empty()) {
@@ -205,10 +220,11 @@ void checkIgnoreList(const Checkpoint& source, const Checkpoint& output, const Q
             }
             for (const auto* module : byVllmName[verdict.layer]) {
                 const bool quantized = output.find(module->name + ".weight_packed") != nullptr;
-                check.require(verdict.ignored != quantized, module->name,
-                              std::string(quantized ? "quantized, but the ignore list makes vLLM expect a BF16 .weight"
-                                                    : "left BF16, but no ignore entry matches its vLLM name") +
-                                  " '" + verdict.layer + "'" + (mapping ? "" : " (empty packed_modules_mapping)"));
+                check.require(
+                    verdict.ignored != quantized, module->name,
+                    std::string(quantized ? "quantized, but the ignore list makes vLLM expect a BF16 .weight"
+                                          : "left BF16, but no ignore entry matches its vLLM name") +
+                        " '" + verdict.layer + "'" + (mapping ? "" : " (empty packed_modules_mapping)"));
             }
         }
         if (!evaluation.invalidEntries.empty()) {
@@ -228,8 +244,9 @@ void checkIgnoreList(const Checkpoint& source, const Checkpoint& output, const Q
 
 std::string VerifyReport::summary() const
 {
-    return "verify: " + std::to_string(bitExactModules) + " modules bit-exact, " + std::to_string(copiedTensors) +
-           " tensors copied, " + std::to_string(problems.size()) + " problems";
+    return "verify: " + std::to_string(bitExactModules) + " modules bit-exact, " +
+           std::to_string(copiedTensors) + " tensors copied, " + std::to_string(problems.size()) +
+           " problems";
 }
 
 VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, const VerifyOptions& options)
@@ -237,6 +254,8 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
     VerifyReport report;
     Checker check(report);
     const unsigned threads = resolveThreads(static_cast<int>(options.threads));
+    const auto cpu = options.backend ? nullptr : makeBackend(Backend::Cpu);
+    const QuantBackend& backend = options.backend ? *options.backend : *cpu;
 
     for (const auto& shard : output.shards()) {
         const auto& metadata = shard->header().metadata;
@@ -246,9 +265,11 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
     }
     if (output.hasIndex()) {
         const auto index = readJsonFile(output.folder() / std::string(kIndexFileName));
-        const auto total = index.value("metadata", nlohmann::json::object()).value("total_size", std::uint64_t{0});
+        const auto total =
+            index.value("metadata", nlohmann::json::object()).value("total_size", std::uint64_t{0});
         check.require(total == output.totalBytes(), std::string(kIndexFileName),
-                      "total_size " + std::to_string(total) + " != sum of tensor bytes " + std::to_string(output.totalBytes()));
+                      "total_size " + std::to_string(total) + " != sum of tensor bytes " +
+                          std::to_string(output.totalBytes()));
     }
     const auto scheme = checkQuantizationConfig(output.config(), check);
 
@@ -265,7 +286,7 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
         accounted.insert({name, module + ".weight_scale", module + ".weight_shape"});
         replacedSource.insert(module + ".weight");
         if (scheme) {
-            checkQuantizedModule(source, output, module, *scheme, threads, check, report);
+            checkQuantizedModule(source, output, module, *scheme, backend, threads, check, report);
         }
         if (const auto* w = source.find(module + ".weight")) {
             done += w->info.byteSize();
@@ -292,7 +313,8 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
         }
     }
     for (const auto& tensor : output.tensors()) {
-        check.require(accounted.contains(tensor.info.name), tensor.info.name, "unexpected tensor in the output");
+        check.require(accounted.contains(tensor.info.name), tensor.info.name,
+                      "unexpected tensor in the output");
     }
     if (scheme) {
         checkIgnoreList(source, output, *scheme, options, check);

@@ -2,6 +2,7 @@
 
 #include "core/io/checkpoint.h"
 #include "core/progress.h"
+#include "core/quant/quantbackend.h"
 
 #include <optional>
 #include <string>
@@ -22,13 +23,15 @@ struct VerifyOptions
     unsigned threads = 0;            ///< 0: all cores
     std::optional<int> targetLayers; ///< the offset the export was planned with, when config.json lacks it
     ProgressFn progress;             ///< source bytes checked / total
+    const QuantBackend* backend = nullptr; ///< where the recomputation runs; nullptr: the CPU
 };
 
 /// @brief The outcome of verifyExport().
 struct VerifyReport
 {
-    std::size_t bitExactModules = 0; ///< quantized modules whose packed words and scales equal a recomputation
-    std::size_t copiedTensors = 0;   ///< tensors byte-identical to the source
+    std::size_t bitExactModules =
+        0;                         ///< quantized modules whose packed words and scales equal a recomputation
+    std::size_t copiedTensors = 0; ///< tensors byte-identical to the source
     std::vector<VerifyProblem> problems;
 
     bool ok() const { return problems.empty(); }
@@ -37,13 +40,15 @@ struct VerifyReport
 };
 
 /// @brief Re-opens @p output (every safetensors invariant of format-spec §1.3 is checked by opening it) and
-/// checks §8.11–§8.12 against @p source: each quantized module has exactly weight_packed (I32 [out, in·bits/32]),
-/// weight_scale ([out, groups] in the weight dtype) and weight_shape (I64 [2] = [out, in]), no `.weight`, zero
-/// point or g_idx, and its packed words and scales equal a fresh quantization of the source weight; every
-/// other source tensor is present and byte-identical; nothing else is present; `__metadata__.format` is "pt";
-/// the index total_size is the sum of data bytes; config.json's quantization_config has the expected shape;
-/// its `ignore` list, evaluated with vLLM's semantics on the vLLM module names, ignores exactly the Linears
-/// left BF16 and splits no fused group. Reads the source in row chunks (bounded memory).
-VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, const VerifyOptions& options = {});
+/// checks §8.11–§8.12 against @p source: each quantized module has exactly weight_packed (I32 [out,
+/// in·bits/32]), weight_scale ([out, groups] in the weight dtype) and weight_shape (I64 [2] = [out, in]), no
+/// `.weight`, zero point or g_idx, and its packed words and scales equal a fresh quantization of the source
+/// weight; every other source tensor is present and byte-identical; nothing else is present;
+/// `__metadata__.format` is "pt"; the index total_size is the sum of data bytes; config.json's
+/// quantization_config has the expected shape; its `ignore` list, evaluated with vLLM's semantics on the vLLM
+/// module names, ignores exactly the Linears left BF16 and splits no fused group. Reads the source in row
+/// chunks (bounded memory).
+VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output,
+                          const VerifyOptions& options = {});
 
 } // namespace spark

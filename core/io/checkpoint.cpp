@@ -71,7 +71,8 @@ std::map<std::string, std::string> parseIndexJson(std::string_view text, const s
         const auto fileName = file.get<std::string>();
         if (!isPlainFileName(fileName)) {
             throw IoError(IoErrorKind::InvalidIndex, label,
-                          "weight_map names '" + fileName + "', which is not a plain file name in the folder", tensor);
+                          "weight_map names '" + fileName + "', which is not a plain file name in the folder",
+                          tensor);
         }
         weightMap[tensor] = fileName;
     }
@@ -126,14 +127,16 @@ Checkpoint Checkpoint::open(const fs::path& input)
         std::sort(shardNames.begin(), shardNames.end());
         for (const auto& name : shardNames) {
             if (!fs::exists(cp.m_folder / name)) {
-                throw IoError(IoErrorKind::MissingFile, label, "shard '" + name + "' listed in weight_map is missing");
+                throw IoError(IoErrorKind::MissingFile, label,
+                              "shard '" + name + "' listed in weight_map is missing");
             }
         }
     } else if (shardNames.empty()) {
         // vLLM without an index loads every *.safetensors of the folder.
         shardNames = listSafetensorsFiles(cp.m_folder);
         if (shardNames.empty()) {
-            throw IoError(IoErrorKind::MissingFile, cp.m_folder.string(), "no *.safetensors files in the folder");
+            throw IoError(IoErrorKind::MissingFile, cp.m_folder.string(),
+                          "no *.safetensors files in the folder");
         }
     }
 
@@ -146,14 +149,16 @@ Checkpoint Checkpoint::open(const fs::path& input)
         for (const auto& info : cp.m_shards.back()->tensors()) {
             if (const auto it = seenIn.find(info.name); it != seenIn.end()) {
                 throw IoError(IoErrorKind::DuplicateKey, path.string(),
-                              "tensor also present in '" + it->second + "' (duplicate across shards)", info.name);
+                              "tensor also present in '" + it->second + "' (duplicate across shards)",
+                              info.name);
             }
             seenIn[info.name] = shardNames[s];
             if (cp.m_hasIndex) {
                 const auto listed = weightMap.find(info.name);
                 if (listed == weightMap.end()) {
                     throw IoError(IoErrorKind::InvalidIndex, indexPath.string(),
-                                  "tensor found in '" + shardNames[s] + "' is not listed in weight_map", info.name);
+                                  "tensor found in '" + shardNames[s] + "' is not listed in weight_map",
+                                  info.name);
                 }
                 if (listed->second != shardNames[s]) {
                     throw IoError(IoErrorKind::InvalidIndex, indexPath.string(),
@@ -168,7 +173,8 @@ Checkpoint Checkpoint::open(const fs::path& input)
     for (const auto& [tensor, file] : weightMap) {
         if (!seenIn.contains(tensor)) {
             throw IoError(IoErrorKind::InvalidIndex, indexPath.string(),
-                          "weight_map lists the tensor in '" + file + "' but that shard does not contain it", tensor);
+                          "weight_map lists the tensor in '" + file + "' but that shard does not contain it",
+                          tensor);
         }
     }
     std::sort(cp.m_tensors.begin(), cp.m_tensors.end(),
@@ -178,7 +184,8 @@ Checkpoint Checkpoint::open(const fs::path& input)
     if (fs::exists(configPath)) {
         cp.m_config = readJsonFile(configPath);
         if (!cp.m_config.is_object()) {
-            throw IoError(IoErrorKind::InvalidHeaderDeserialization, configPath.string(), "not a JSON object");
+            throw IoError(IoErrorKind::InvalidHeaderDeserialization, configPath.string(),
+                          "not a JSON object");
         }
     }
     return cp;
@@ -186,8 +193,9 @@ Checkpoint Checkpoint::open(const fs::path& input)
 
 const CheckpointTensor* Checkpoint::find(std::string_view name) const
 {
-    const auto it = std::lower_bound(m_tensors.begin(), m_tensors.end(), name,
-                                     [](const CheckpointTensor& t, std::string_view n) { return t.info.name < n; });
+    const auto it =
+        std::lower_bound(m_tensors.begin(), m_tensors.end(), name,
+                         [](const CheckpointTensor& t, std::string_view n) { return t.info.name < n; });
     return it != m_tensors.end() && it->info.name == name ? &*it : nullptr;
 }
 

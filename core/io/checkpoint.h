@@ -2,11 +2,10 @@
 
 #include "core/io/safetensorsfile.h"
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
@@ -23,7 +22,7 @@ struct CheckpointTensor
 /// model.safetensors.index.json. Only headers are read when opening.
 class Checkpoint
 {
-public:
+  public:
     /// @brief Opens a folder, a .safetensors file or an index file. Throws IoError naming the file.
     static Checkpoint open(const std::filesystem::path& path);
 
@@ -50,7 +49,7 @@ public:
     std::uint64_t totalBytes() const; ///< sum of tensor data bytes
     std::uint64_t totalParams() const;
 
-private:
+  private:
     std::filesystem::path m_folder;
     bool m_hasIndex = false;
     nlohmann::json m_config = nlohmann::json::object();

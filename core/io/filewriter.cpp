@@ -14,7 +14,8 @@ FileWriter::FileWriter(std::filesystem::path path, std::size_t bufferBytes)
 {
     m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (m_fd < 0) {
-        throw IoError(IoErrorKind::WriteFailed, m_path.string(), std::string("cannot create: ") + std::strerror(errno));
+        throw IoError(IoErrorKind::WriteFailed, m_path.string(),
+                      std::string("cannot create: ") + std::strerror(errno));
     }
 }
 
@@ -66,12 +67,14 @@ void FileWriter::close()
     }
     flush();
     if (::fsync(m_fd) != 0) {
-        throw IoError(IoErrorKind::WriteFailed, m_path.string(), std::string("fsync failed: ") + std::strerror(errno));
+        throw IoError(IoErrorKind::WriteFailed, m_path.string(),
+                      std::string("fsync failed: ") + std::strerror(errno));
     }
     const int fd = m_fd;
     m_fd = -1;
     if (::close(fd) != 0) {
-        throw IoError(IoErrorKind::WriteFailed, m_path.string(), std::string("close failed: ") + std::strerror(errno));
+        throw IoError(IoErrorKind::WriteFailed, m_path.string(),
+                      std::string("close failed: ") + std::strerror(errno));
     }
 }
 

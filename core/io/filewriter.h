@@ -11,7 +11,7 @@ namespace spark {
 /// @brief Receives a tensor's bytes in order, in pieces of any size.
 class ByteSink
 {
-public:
+  public:
     virtual ~ByteSink() = default;
     virtual void write(std::span<const std::byte> bytes) = 0;
 };
@@ -21,7 +21,7 @@ public:
 /// caller's staging folder to remove.
 class FileWriter : public ByteSink
 {
-public:
+  public:
     explicit FileWriter(std::filesystem::path path, std::size_t bufferBytes = 4u << 20);
     ~FileWriter() override;
     FileWriter(const FileWriter&) = delete;
@@ -32,7 +32,7 @@ public:
     std::uint64_t written() const { return m_written; }
     void close();
 
-private:
+  private:
     void flush();
 
     std::filesystem::path m_path;

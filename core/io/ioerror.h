@@ -33,7 +33,7 @@ const char* ioErrorKindName(IoErrorKind kind);
 /// what() is a complete one-line message: "<file>: <problem> [tensor '<name>']".
 class IoError : public std::runtime_error
 {
-public:
+  public:
     IoError(IoErrorKind kind, std::string file, std::string message, std::string tensor = {});
 
     IoErrorKind kind() const { return m_kind; }
@@ -41,7 +41,7 @@ public:
     const std::string& tensor() const { return m_tensor; }
     const std::string& problem() const { return m_problem; }
 
-private:
+  private:
     IoErrorKind m_kind;
     std::string m_file;
     std::string m_tensor;

@@ -22,7 +22,9 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::filesyst
         throw IoError(errno == ENOENT ? IoErrorKind::MissingFile : IoErrorKind::FileSystem, label,
                       std::string("cannot open: ") + std::strerror(errno));
     }
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::fstat(file->m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         throw IoError(IoErrorKind::FileSystem, label, "not a regular file");
     }
@@ -66,12 +68,14 @@ std::span<const std::byte> SafetensorsFile::bytes(const TensorInfo& tensor) cons
 void SafetensorsFile::read(const TensorInfo& tensor, std::uint64_t offset, std::span<std::byte> out) const
 {
     if (offset + out.size() > tensor.byteSize()) {
-        throw IoError(IoErrorKind::FileSystem, m_path.string(), "read past the end of the tensor", tensor.name);
+        throw IoError(IoErrorKind::FileSystem, m_path.string(), "read past the end of the tensor",
+                      tensor.name);
     }
     auto position = static_cast<off_t>(m_header.dataStart() + tensor.begin + offset);
     std::size_t done = 0;
     while (done < out.size()) {
-        const auto got = ::pread(m_fd, out.data() + done, out.size() - done, position + static_cast<off_t>(done));
+        const auto got =
+            ::pread(m_fd, out.data() + done, out.size() - done, position + static_cast<off_t>(done));
         if (got < 0 && errno == EINTR) {
             continue;
         }

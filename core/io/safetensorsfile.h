@@ -13,7 +13,7 @@ namespace spark {
 /// tensor bytes are touched when a caller reads them (lazy views, no copies).
 class SafetensorsFile
 {
-public:
+  public:
     /// @brief Opens and validates @p path. Throws IoError naming the file.
     static std::shared_ptr<const SafetensorsFile> open(const std::filesystem::path& path);
     ~SafetensorsFile();
@@ -36,7 +36,7 @@ public:
     /// @brief Tells the kernel that the tensor's pages are no longer needed (keeps RSS bounded).
     void release(const TensorInfo& tensor) const;
 
-private:
+  private:
     SafetensorsFile() = default;
 
     std::filesystem::path m_path;

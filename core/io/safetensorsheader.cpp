@@ -42,7 +42,8 @@ TensorInfo parseTensorEntry(const std::string& name, const json& entry, const st
     const auto dtypeText = dtypeIt->get<std::string>();
     const auto dtype = parseDType(dtypeText);
     if (!dtype) {
-        fail(IoErrorKind::InvalidHeaderDeserialization, file, "header: unknown dtype '" + dtypeText + "'", name);
+        fail(IoErrorKind::InvalidHeaderDeserialization, file, "header: unknown dtype '" + dtypeText + "'",
+             name);
     }
     info.dtype = *dtype;
 
@@ -71,7 +72,8 @@ bool checkedMul(std::uint64_t a, std::uint64_t b, std::uint64_t& out)
 
 } // namespace
 
-std::uint64_t readHeaderLength(std::span<const std::byte> head, std::uint64_t fileSize, const std::string& file)
+std::uint64_t readHeaderLength(std::span<const std::byte> head, std::uint64_t fileSize,
+                               const std::string& file)
 {
     if (fileSize < 8 || head.size() < 8) {
         fail(IoErrorKind::HeaderTooSmall, file,
@@ -105,7 +107,8 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
     } catch (const DuplicateJsonKey& e) {
         fail(IoErrorKind::DuplicateKey, file, "header has a duplicate key '" + e.key() + "'", e.key());
     } catch (const json::exception& e) {
-        fail(IoErrorKind::InvalidHeaderDeserialization, file, std::string("header is not valid JSON: ") + e.what());
+        fail(IoErrorKind::InvalidHeaderDeserialization, file,
+             std::string("header is not valid JSON: ") + e.what());
     }
     if (!root.is_object()) {
         fail(IoErrorKind::InvalidHeaderDeserialization, file, "header is not a JSON object");
@@ -116,7 +119,8 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
     for (const auto& [key, value] : root.items()) {
         if (key == "__metadata__") {
             if (!value.is_object()) {
-                fail(IoErrorKind::InvalidHeaderDeserialization, file, "header: '__metadata__' is not an object");
+                fail(IoErrorKind::InvalidHeaderDeserialization, file,
+                     "header: '__metadata__' is not an object");
             }
             for (const auto& [mk, mv] : value.items()) {
                 if (!mv.is_string()) {
@@ -131,19 +135,21 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
     }
 
     // The reference validates tensors in data-offset order: each must start where the previous ended.
-    std::stable_sort(header.tensors.begin(), header.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) {
-        return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
-    });
+    std::stable_sort(header.tensors.begin(), header.tensors.end(),
+                     [](const TensorInfo& a, const TensorInfo& b) {
+                         return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+                     });
     std::uint64_t start = 0;
     for (const auto& t : header.tensors) {
         if (t.begin != start || t.end < t.begin) {
-            const std::string why = t.end < t.begin ? "ends before it begins"
-                                    : t.begin > start ? "leaves a gap before it (expected offset " +
-                                                            std::to_string(start) + ")"
-                                                      : "overlaps the previous tensor (expected offset " +
-                                                            std::to_string(start) + ")";
+            const std::string why =
+                t.end < t.begin ? "ends before it begins"
+                : t.begin > start
+                    ? "leaves a gap before it (expected offset " + std::to_string(start) + ")"
+                    : "overlaps the previous tensor (expected offset " + std::to_string(start) + ")";
             fail(IoErrorKind::InvalidOffset, file,
-                 "invalid data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]: " + why,
+                 "invalid data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                     "]: " + why,
                  t.name);
         }
         start = t.end;
@@ -166,15 +172,16 @@ SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint6
         if (t.end - t.begin != bits / 8) {
             fail(IoErrorKind::TensorInvalidInfo, file,
                  "data_offsets span " + std::to_string(t.end - t.begin) + " bytes but " +
-                     std::string(dtypeName(t.dtype)) + " " + t.shapeText() + " needs " + std::to_string(bits / 8),
+                     std::string(dtypeName(t.dtype)) + " " + t.shapeText() + " needs " +
+                     std::to_string(bits / 8),
                  t.name);
         }
     }
     const std::uint64_t expected = start + 8 + header.headerSize;
     if (expected != fileSize) {
         fail(IoErrorKind::MetadataIncompleteBuffer, file,
-             "file is " + std::to_string(fileSize) + " bytes but the header describes " + std::to_string(expected) +
-                 (fileSize > expected ? " (trailing bytes)" : " (truncated)"));
+             "file is " + std::to_string(fileSize) + " bytes but the header describes " +
+                 std::to_string(expected) + (fileSize > expected ? " (trailing bytes)" : " (truncated)"));
     }
     return header;
 }

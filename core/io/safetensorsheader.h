@@ -18,8 +18,8 @@ inline constexpr std::uint64_t kMaxHeaderSize = 100'000'000;
 /// @brief A validated safetensors header.
 struct SafetensorsHeader
 {
-    std::uint64_t headerSize = 0;          ///< N: bytes of JSON after the 8-byte length
-    std::vector<TensorInfo> tensors;       ///< in data-offset order
+    std::uint64_t headerSize = 0;    ///< N: bytes of JSON after the 8-byte length
+    std::vector<TensorInfo> tensors; ///< in data-offset order
     std::map<std::string, std::string> metadata;
 
     std::uint64_t dataStart() const { return 8 + headerSize; }

@@ -2,9 +2,8 @@
 
 #include "core/io/safetensorsheader.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace spark {
@@ -18,7 +17,8 @@ std::uint64_t TensorSpec::byteSize() const
     return dataBytes(dtype, n);
 }
 
-SafetensorsLayout layoutSafetensors(std::vector<TensorSpec> tensors, const std::map<std::string, std::string>& metadata)
+SafetensorsLayout layoutSafetensors(std::vector<TensorSpec> tensors,
+                                    const std::map<std::string, std::string>& metadata)
 {
     std::sort(tensors.begin(), tensors.end(), [](const TensorSpec& a, const TensorSpec& b) {
         if (a.dtype != b.dtype) {

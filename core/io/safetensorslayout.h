@@ -21,8 +21,8 @@ struct TensorSpec
 /// @brief The reference layout of one safetensors file (format-spec §1.4).
 struct SafetensorsLayout
 {
-    std::string header;               ///< JSON padded with spaces to a multiple of 8 bytes
-    std::vector<TensorInfo> tensors;  ///< in data order, with offsets
+    std::string header;              ///< JSON padded with spaces to a multiple of 8 bytes
+    std::vector<TensorInfo> tensors; ///< in data order, with offsets
     std::uint64_t dataBytes = 0;
 
     std::uint64_t fileSize() const { return 8 + header.size() + dataBytes; }

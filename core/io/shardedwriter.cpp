@@ -3,11 +3,10 @@
 #include "core/io/checkpoint.h"
 #include "core/io/ioerror.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace spark {
@@ -16,7 +15,7 @@ namespace {
 /// Forwards to the file and checks that a producer writes exactly its tensor's size.
 class CountingSink : public ByteSink
 {
-public:
+  public:
     CountingSink(FileWriter& file, const TensorSpec& spec) : m_file(file), m_spec(spec) {}
     void write(std::span<const std::byte> bytes) override
     {
@@ -29,7 +28,7 @@ public:
     }
     std::uint64_t count() const { return m_count; }
 
-private:
+  private:
     FileWriter& m_file;
     const TensorSpec& m_spec;
     std::uint64_t m_count = 0;
@@ -47,7 +46,8 @@ std::string shardFileName(std::size_t index, std::size_t count)
     return name;
 }
 
-ShardedWriteResult writeSafetensorsShards(const std::filesystem::path& folder, std::vector<PlannedTensor> tensors,
+ShardedWriteResult writeSafetensorsShards(const std::filesystem::path& folder,
+                                          std::vector<PlannedTensor> tensors,
                                           const ShardedWriteOptions& options)
 {
     std::sort(tensors.begin(), tensors.end(),
@@ -58,7 +58,8 @@ ShardedWriteResult writeSafetensorsShards(const std::filesystem::path& folder, s
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         const auto size = tensors[i].spec.byteSize();
-        if (options.maxShardBytes > 0 && !shards.back().empty() && shardBytes + size > options.maxShardBytes) {
+        if (options.maxShardBytes > 0 && !shards.back().empty() &&
+            shardBytes + size > options.maxShardBytes) {
             shards.emplace_back();
             shardBytes = 0;
         }
@@ -94,8 +95,9 @@ ShardedWriteResult writeSafetensorsShards(const std::filesystem::path& folder, s
             CountingSink sink(file, planned.spec);
             planned.produce(sink);
             if (sink.count() != info.byteSize()) {
-                throw std::logic_error("producer of '" + info.name + "' wrote " + std::to_string(sink.count()) +
-                                       " bytes instead of " + std::to_string(info.byteSize()));
+                throw std::logic_error("producer of '" + info.name + "' wrote " +
+                                       std::to_string(sink.count()) + " bytes instead of " +
+                                       std::to_string(info.byteSize()));
             }
             done += info.byteSize();
             if (!reportProgress(options.progress, done, total)) {

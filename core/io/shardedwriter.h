@@ -35,7 +35,8 @@ struct ShardedWriteResult
 /// shards, split greedily in name order so no shard exceeds @p options.maxShardBytes of data unless one
 /// tensor alone does; writes model.safetensors.index.json when there is more than one shard.
 /// Throws IoError (write failure, cancel) or std::logic_error (a producer wrote the wrong size).
-ShardedWriteResult writeSafetensorsShards(const std::filesystem::path& folder, std::vector<PlannedTensor> tensors,
+ShardedWriteResult writeSafetensorsShards(const std::filesystem::path& folder,
+                                          std::vector<PlannedTensor> tensors,
                                           const ShardedWriteOptions& options = {});
 
 /// @brief "model-00001-of-00003.safetensors", or "model.safetensors" when @p count is 1.

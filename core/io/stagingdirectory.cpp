@@ -64,17 +64,20 @@ StagingDirectory::StagingDirectory(fs::path destination, const std::vector<fs::p
     }
     const auto parent = m_destination.parent_path();
     if (!fs::is_directory(parent, ec)) {
-        throw IoError(IoErrorKind::FileSystem, label, "parent folder '" + parent.string() + "' does not exist");
+        throw IoError(IoErrorKind::FileSystem, label,
+                      "parent folder '" + parent.string() + "' does not exist");
     }
     std::random_device random;
     for (int attempt = 0; attempt < 16 && m_staging.empty(); ++attempt) {
-        auto candidate = parent / ("." + m_destination.filename().string() + ".partial-" + std::to_string(random()));
+        auto candidate =
+            parent / ("." + m_destination.filename().string() + ".partial-" + std::to_string(random()));
         if (fs::create_directory(candidate, ec)) {
             m_staging = candidate;
         }
     }
     if (m_staging.empty()) {
-        throw IoError(IoErrorKind::WriteFailed, parent.string(), "cannot create a staging folder: " + ec.message());
+        throw IoError(IoErrorKind::WriteFailed, parent.string(),
+                      "cannot create a staging folder: " + ec.message());
     }
 }
 

@@ -10,10 +10,11 @@ namespace spark {
 /// staging folder (error, cancel) removes it, so a failed export leaves nothing behind.
 class StagingDirectory
 {
-public:
+  public:
     /// @brief Refuses (IoError) a destination that exists and is not an empty folder, or that is, or
     /// lies inside, any of @p protectedInputs (the source checkpoint is never written to).
-    StagingDirectory(std::filesystem::path destination, const std::vector<std::filesystem::path>& protectedInputs);
+    StagingDirectory(std::filesystem::path destination,
+                     const std::vector<std::filesystem::path>& protectedInputs);
     ~StagingDirectory();
     StagingDirectory(const StagingDirectory&) = delete;
     StagingDirectory& operator=(const StagingDirectory&) = delete;
@@ -22,7 +23,7 @@ public:
     const std::filesystem::path& destination() const { return m_destination; }
     void commit();
 
-private:
+  private:
     std::filesystem::path m_destination;
     std::filesystem::path m_staging;
     bool m_committed = false;

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -11,14 +10,14 @@ namespace spark {
 /// @brief Thrown by parseStrictJson when an object repeats a key (most JSON parsers silently keep one).
 class DuplicateJsonKey : public std::runtime_error
 {
-public:
+  public:
     explicit DuplicateJsonKey(std::string key)
         : std::runtime_error("duplicate key '" + key + "'"), m_key(std::move(key))
     {
     }
     const std::string& key() const { return m_key; }
 
-private:
+  private:
     std::string m_key;
 };
 

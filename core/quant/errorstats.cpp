@@ -12,23 +12,12 @@
 
 namespace spark {
 
-namespace {
-
-template <typename T>
-void addCounts(std::vector<std::uint64_t>& total, const std::vector<T>& part, std::size_t bins)
-{
-    for (std::size_t i = 0; i < bins; ++i) {
-        total[i] += part[i];
-    }
-}
-
-} // namespace
-
 ErrorStatsAccumulator::ErrorStatsAccumulator(const QuantScheme& scheme, std::uint64_t rows,
                                              std::uint64_t cols)
     : m_scheme(scheme), m_rows(rows), m_cols(cols),
       m_qHist(static_cast<std::size_t>(scheme.qMax() - scheme.qMin() + 1)),
-      m_weightHist(kernels::kWeightBins), m_errorHist(kernels::kErrorBins), m_absErrHist(kernels::kAbsErrBins)
+      m_weightHist(kernels::kWeightBins), m_errorHist(kernels::kErrorBins + 1),
+      m_absErrHist(kernels::kAbsErrBins + 1)
 {
     scheme.validate();
 }
@@ -43,30 +32,48 @@ void ErrorStatsAccumulator::addRows(const WeightRows& rows, unsigned threads)
     std::vector<kernels::RowErrorPartials> perRow(rows.rowCount);
     std::atomic<std::size_t> firstBad{kernels::kNoIndex};
     std::mutex mergeMutex;
+    // About 64 Ki elements per chunk, handed out dynamically; each worker keeps one set of counters
+    // for all its chunks and merges it once (integer counts commute, so merge order does not matter).
     const std::size_t grain =
         std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(rows.cols, 1));
-    parallelFor(rows.rowCount, grain, resolveThreads(static_cast<int>(threads)),
-                [&](std::size_t begin, std::size_t end) {
-                    WeightRows part = rows;
-                    part.data = rows.row(begin);
-                    part.rowCount = end - begin;
-                    kernels::StatsHistograms hist;
-                    const std::size_t bad =
-                        kernels::errorStatsRows(part, m_scheme, perRow.data() + begin, hist);
-                    if (bad != kernels::kNoIndex) {
-                        const std::size_t flat = begin * rows.cols + bad;
-                        std::size_t seen = firstBad.load();
-                        while (flat < seen && !firstBad.compare_exchange_weak(seen, flat)) {
-                        }
-                        return;
-                    }
-                    // Integer counts commute, so merge order does not matter.
-                    std::lock_guard lock(mergeMutex);
-                    addCounts(m_qHist, hist.q, m_qHist.size());
-                    addCounts(m_weightHist, hist.weight, m_weightHist.size());
-                    addCounts(m_errorHist, hist.error, m_errorHist.size());
-                    addCounts(m_absErrHist, hist.absErr, m_absErrHist.size());
-                });
+    const std::size_t chunks = (rows.rowCount + grain - 1) / grain;
+    const auto workers =
+        static_cast<unsigned>(std::min<std::size_t>(resolveThreads(static_cast<int>(threads)), chunks));
+    std::atomic<std::size_t> nextChunk{0};
+    const auto merge = [&](const kernels::StatsCounters& counters) {
+        std::lock_guard lock(mergeMutex);
+        counters.addTo(m_qHist.data(), m_weightHist.data(), m_errorHist.data(), m_absErrHist.data());
+    };
+    parallelFor(workers, 1, workers, [&](std::size_t, std::size_t) {
+        kernels::StatsCounters counters(m_scheme.bits);
+        for (;;) {
+            const std::size_t chunk = nextChunk.fetch_add(1);
+            if (chunk >= chunks) {
+                break;
+            }
+            const std::size_t begin = chunk * grain;
+            const std::size_t end = std::min(rows.rowCount, begin + grain);
+            WeightRows part = rows;
+            part.data = rows.row(begin);
+            part.rowCount = end - begin;
+            const std::size_t bad = kernels::errorStatsCount(part, m_scheme, perRow.data() + begin, counters);
+            if (bad != kernels::kNoIndex) {
+                const std::size_t flat = begin * rows.cols + bad;
+                std::size_t seen = firstBad.load();
+                while (flat < seen && !firstBad.compare_exchange_weak(seen, flat)) {
+                }
+                return; // the block throws; its counts are not needed
+            }
+            // 32-bit counters: merge long before any bin could wrap.
+            if (counters.elements >= (std::uint64_t{1} << 31)) {
+                merge(counters);
+                counters.clear();
+            }
+        }
+        if (counters.elements > 0) {
+            merge(counters);
+        }
+    });
     if (firstBad.load() != kernels::kNoIndex) {
         rows.throwNonFinite(firstBad.load());
     }
@@ -113,7 +120,7 @@ TensorErrorStats ErrorStatsAccumulator::result() const
         // p95 by rank: the first log bin whose cumulative count reaches ceil(0.95 n).
         const auto rank = static_cast<std::uint64_t>(std::ceil(0.95 * n));
         std::uint64_t cumulative = 0;
-        for (std::size_t b = 0; b < m_absErrHist.size(); ++b) {
+        for (std::size_t b = 0; b < static_cast<std::size_t>(kernels::kAbsErrBins); ++b) {
             cumulative += m_absErrHist[b];
             if (cumulative >= rank) {
                 const auto upperBits = static_cast<std::uint32_t>((b + 1) << kernels::kAbsErrShift);
@@ -125,7 +132,9 @@ TensorErrorStats ErrorStatsAccumulator::result() const
     s.qHist = m_qHist;
     const double range = m_scheme.packOffset();
     s.weightHist = FixedHistogram{-range, range, m_weightHist};
-    s.errorHist = FixedHistogram{kernels::kErrorLo, -static_cast<double>(kernels::kErrorLo), m_errorHist};
+    // The last error bin counts the elements with a non-finite D, which the histogram leaves out.
+    s.errorHist = FixedHistogram{kernels::kErrorLo, -static_cast<double>(kernels::kErrorLo),
+                                 std::vector<std::uint64_t>(m_errorHist.begin(), m_errorHist.end() - 1)};
     return s;
 }
 

@@ -74,6 +74,7 @@ class ErrorStatsAccumulator
     double m_maxAbsErr = 0;
     std::uint64_t m_nonFinite = 0;
     std::uint64_t m_epsScales = 0;
+    /// Error and |err| histograms keep their last "D not finite" bin, which result() leaves out.
     std::vector<std::uint64_t> m_qHist, m_weightHist, m_errorHist, m_absErrHist;
 };
 

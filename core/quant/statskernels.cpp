@@ -9,6 +9,8 @@
 
 #include "core/quant/statskernels.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 
 HWY_BEFORE_NAMESPACE();
@@ -16,16 +18,12 @@ namespace spark::HWY_NAMESPACE {
 
 namespace {
 
-/// Per-row scratch: values for the float64 pass and histogram bin indices for the counting pass.
-struct RowScratch
-{
-    explicit RowScratch(std::size_t size)
-        : w(size), e(size), q(size), qBin(size), wBin(size), eBin(size), aBin(size)
-    {
-    }
-    std::vector<float> w, e, q;
-    std::vector<std::int32_t> qBin, wBin, eBin, aBin;
-};
+/// Keys of the counting pass: joint index (q, weight slot, error bin) in the low bits, the |err| bin
+/// above it.
+constexpr int kKeyShift = 17;
+constexpr std::uint32_t kKeyMask = (1u << kKeyShift) - 1u;
+/// Keys are counted in blocks of at most this many elements (a multiple of every vector length).
+constexpr std::size_t kKeyBlock = 512;
 
 /// Histogram bin parameters shared by the SIMD body and the scalar tail.
 struct Bins
@@ -38,9 +36,55 @@ std::int32_t clampBin(float t, int bins)
     return static_cast<std::int32_t>(std::min(std::max(t, 0.0f), static_cast<float>(bins - 1)));
 }
 
+/// Counts one element from its four bins (scalar tails and lanes whose weight slot is out of range).
+void countElement(kernels::StatsCounters& c, std::int32_t qBin, std::int32_t wBin, std::int32_t eBin,
+                  std::int32_t aBin)
+{
+    std::int32_t slot = wBin - c.weightBase(qBin) + c.slotOffset;
+    if (slot < 0 || slot >= c.slots() - 1) {
+        ++c.weight[static_cast<std::size_t>(wBin)];
+        slot = c.slots() - 1;
+    }
+    ++c.joint[static_cast<std::size_t>(((qBin << c.slotShift) + slot) * (kernels::kErrorBins + 1) + eBin)];
+    ++c.absErr[static_cast<std::size_t>(aBin) * kernels::StatsCounters::kAbsErrCopies];
+}
+
+/// Neighbouring elements often share an |err| bin (bf16 errors take few distinct values), so the
+/// |err| counters come in kAbsErrCopies interleaved copies (one cache line holds all copies of a
+/// bin): consecutive increments do not wait for each other's store.
+void countKeys(kernels::StatsCounters& c, const std::uint32_t* keys, std::size_t count)
+{
+    static_assert(kernels::StatsCounters::kAbsErrCopies == 4);
+    std::uint32_t* joint = c.joint.data();
+    std::uint32_t* absErr = c.absErr.data();
+    std::size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        const std::uint32_t k0 = keys[i], k1 = keys[i + 1], k2 = keys[i + 2], k3 = keys[i + 3];
+        ++joint[k0 & kKeyMask];
+        ++absErr[(k0 >> kKeyShift) * 4];
+        ++joint[k1 & kKeyMask];
+        ++absErr[(k1 >> kKeyShift) * 4 + 1];
+        ++joint[k2 & kKeyMask];
+        ++absErr[(k2 >> kKeyShift) * 4 + 2];
+        ++joint[k3 & kKeyMask];
+        ++absErr[(k3 >> kKeyShift) * 4 + 3];
+    }
+    for (; i < count; ++i) {
+        ++joint[keys[i] & kKeyMask];
+        ++absErr[(keys[i] >> kKeyShift) * 4];
+    }
+}
+
+/// Tail values for the float64 sums (elements after the last full float vector of a group).
+struct TailScratch
+{
+    explicit TailScratch(std::size_t size) : w(size), e(size), q(size) {}
+    std::vector<float> w, e, q;
+};
+
 /// One element, scalar: the same steps as the SIMD body (tails of per-channel rows).
-void scalarElement(DType dtype, float w, float s, float invS, const Bins& b, RowScratch& x, std::size_t k,
-                   kernels::RowErrorPartials& p)
+void scalarElement(DType dtype, float w, float s, float invS, const Bins& b, TailScratch& x, std::size_t i,
+                   kernels::RowErrorPartials& p, kernels::StatsCounters& c)
 {
     const float quotient = w / s;
     const float q = static_cast<float>(
@@ -49,26 +93,43 @@ void scalarElement(DType dtype, float w, float s, float invS, const Bins& b, Row
     const bool finite = std::fabs(d) < HUGE_VALF;
     const float e = finite ? w - d : 0.0f;
     p.maxAbsErr = std::max(p.maxAbsErr, std::fabs(e));
-    p.dequantNonFinite += finite ? 0 : 1;
-    x.w[k] = w;
-    x.e[k] = e;
-    x.q[k] = q;
-    x.qBin[k] = static_cast<std::int32_t>(q - b.qMin);
-    x.wBin[k] = clampBin((quotient - b.wLo) * b.wInv, kernels::kWeightBins);
-    x.eBin[k] =
+    x.w[i] = w;
+    x.e[i] = e;
+    x.q[i] = q;
+    const auto qBin = static_cast<std::int32_t>(q - b.qMin);
+    const auto wBin = clampBin((quotient - b.wLo) * b.wInv, kernels::kWeightBins);
+    const auto eBin =
         finite ? clampBin((e * invS - kernels::kErrorLo) * b.eInv, kernels::kErrorBins) : kernels::kErrorBins;
-    x.aBin[k] =
+    const auto aBin =
         finite
             ? static_cast<std::int32_t>(std::bit_cast<std::uint32_t>(std::fabs(e)) >> kernels::kAbsErrShift)
             : kernels::kAbsErrBins;
+    countElement(c, qBin, wBin, eBin, aBin);
+}
+
+/// Calls @p add with the float64 promotions of the lower then the upper half of a, b, c (the order of
+/// a plain loop in steps of Lanes(dd)).
+template <class Add> HWY_INLINE void AccumulateHalves(VF a, VF b, VF c, const Add& add)
+{
+    using DD = hn::Repartition<double, DF>;
+    const DD dd;
+#if HWY_TARGET == HWY_SCALAR
+    add(hn::PromoteTo(dd, a), hn::PromoteTo(dd, b), hn::PromoteTo(dd, c));
+#else
+    const hn::Rebind<float, DD> dh;
+    add(hn::PromoteTo(dd, hn::LowerHalf(dh, a)), hn::PromoteTo(dd, hn::LowerHalf(dh, b)),
+        hn::PromoteTo(dd, hn::LowerHalf(dh, c)));
+    add(hn::PromoteTo(dd, hn::UpperHalf(dh, a)), hn::PromoteTo(dd, hn::UpperHalf(dh, b)),
+        hn::PromoteTo(dd, hn::UpperHalf(dh, c)));
+#endif
 }
 
 template <DType T>
 std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::RowErrorPartials* perRow,
-                   kernels::StatsHistograms& hist)
+                   kernels::StatsCounters& counters)
 {
     const DF df;
-    const DI di;
+    const DU du;
     using DD = hn::Repartition<double, DF>;
     const DD dd;
     const hn::Rebind<float, DD> dfh;
@@ -87,15 +148,44 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
     const auto qMax = hn::Set(df, b.qMax);
     const auto zero = hn::Zero(df);
     const auto inf = hn::Set(df, HUGE_VALF);
-    RowScratch x(cols + n);
-    const std::size_t qStride = hist.q.size(), wStride = hist.weight.size(), eStride = hist.error.size();
-    std::vector<std::uint32_t> q4(4 * qStride), w4(4 * wStride), e4(4 * eStride);
+    const auto wLo = hn::Set(df, b.wLo);
+    const auto wInv = hn::Set(df, b.wInv);
+    const auto wTop = hn::Set(df, kernels::kWeightBins - 1);
+    const auto eLo = hn::Set(df, kernels::kErrorLo);
+    const auto eInv = hn::Set(df, b.eInv);
+    const auto eTop = hn::Set(df, kernels::kErrorBins - 1);
+    const auto eNonFinite = hn::Set(df, static_cast<float>(kernels::kErrorBins));
+    static_assert(kKeyShift == kernels::kAbsErrShift - 1);
+    const auto aMask = hn::Set(du, ~kKeyMask & 0x3FFFFFFFu);
+    const auto aNonFinite = hn::Set(du, static_cast<std::uint32_t>(kernels::kAbsErrBins) << kKeyShift);
+    const auto slotOffset = hn::Set(df, static_cast<float>(counters.slotOffset));
+    const auto slotInvalid = hn::Set(df, static_cast<float>(counters.slots() - 1));
+    const auto slotsF = hn::Set(df, static_cast<float>(counters.slots()));
+    const auto baseScale =
+        hn::Set(df, static_cast<float>(kernels::kWeightBins) / static_cast<float>(counters.qBins));
+    const auto eStride = hn::Set(df, static_cast<float>(kernels::kErrorBins + 1));
+    const auto magic = hn::Set(df, 0x1p23f);
+    const auto magicBits = hn::Set(du, 0x4B000000u);
+    const std::uint32_t* const nonFiniteCounts =
+        counters.absErr.data() + kernels::kAbsErrBins * kernels::StatsCounters::kAbsErrCopies;
+    const auto countNonFinite = [&] {
+        std::uint32_t sum = 0;
+        for (int copy = 0; copy < kernels::StatsCounters::kAbsErrCopies; ++copy) {
+            sum += nonFiniteCounts[copy];
+        }
+        return sum;
+    };
+    TailScratch x(2 * n + 1);
+    HWY_ALIGN std::uint32_t keys[kKeyBlock];
+    HWY_ALIGN float laneWBin[hn::MaxLanes(df)];
+    HWY_ALIGN float laneInWindow[hn::MaxLanes(df)];
 
     for (std::size_t r = 0; r < rows.rowCount; ++r) {
         const std::byte* row = rows.row(r);
         kernels::RowErrorPartials p;
         auto vMaxErr = zero;
-        std::size_t nonFinite = 0;
+        // Non-finite D lands in the last |err| bin: the row's count is that bin's growth.
+        const std::uint32_t nonFiniteBefore = countNonFinite();
         auto accW2 = hn::Zero(dd), accAbsW = hn::Zero(dd), accErr2 = hn::Zero(dd), accAbsErr = hn::Zero(dd),
              accExact = hn::Zero(dd);
         double tailW2 = 0, tailAbsW = 0, tailErr2 = 0, tailAbsErr = 0, tailExact = 0;
@@ -111,59 +201,100 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
             const float s = rtn::scaleFromAbsmax(T, absmax, divisor);
             const float invS = 1.0f / s;
             const auto vs = hn::Set(df, s);
-            std::size_t k = begin;
-            for (; k + n <= end; k += n) {
-                const auto w = LoadWeights<T>(row + k * kElementBytes<T>);
-                const auto quotient = hn::Div(w, vs);
-                const auto q = hn::Round(hn::Min(hn::Max(RoundToDType<T>(quotient), qMin), qMax));
-                const auto d = RoundToDType<T>(hn::Mul(q, vs));
-                const auto finite = hn::Lt(hn::Abs(d), inf);
-                const auto e = hn::IfThenElseZero(finite, hn::Sub(w, d));
-                const auto ae = hn::Abs(e);
-                vMaxErr = hn::Max(vMaxErr, ae);
-                nonFinite += n - hn::CountTrue(df, finite);
-                hn::StoreU(w, df, x.w.data() + k);
-                hn::StoreU(e, df, x.e.data() + k);
-                hn::StoreU(q, df, x.q.data() + k);
-                const auto fin = hn::RebindMask(di, finite);
-                hn::StoreU(hn::ConvertTo(di, hn::Sub(q, qMin)), di, x.qBin.data() + k);
-                const auto wt = hn::Mul(hn::Sub(quotient, hn::Set(df, b.wLo)), hn::Set(df, b.wInv));
-                hn::StoreU(
-                    hn::ConvertTo(di, hn::Min(hn::Max(wt, zero), hn::Set(df, kernels::kWeightBins - 1))), di,
-                    x.wBin.data() + k);
-                const auto et =
-                    hn::Mul(hn::Sub(hn::Mul(e, hn::Set(df, invS)), hn::Set(df, kernels::kErrorLo)),
-                            hn::Set(df, b.eInv));
-                const auto eBin =
-                    hn::ConvertTo(di, hn::Min(hn::Max(et, zero), hn::Set(df, kernels::kErrorBins - 1)));
-                hn::StoreU(hn::IfThenElse(fin, eBin, hn::Set(di, kernels::kErrorBins)), di,
-                           x.eBin.data() + k);
-                const auto aBin = hn::ShiftRight<kernels::kAbsErrShift>(hn::BitCast(di, ae));
-                hn::StoreU(hn::IfThenElse(fin, aBin, hn::Set(di, kernels::kAbsErrBins)), di,
-                           x.aBin.data() + k);
-            }
-            for (; k < end; ++k) {
-                scalarElement(T, rtn::loadWeight(T, row, k), s, invS, b, x, k, p);
-            }
-            // float64 sums. w and e = w - D are exact floats (e by Sterbenz: D is within a factor 2
-            // of w or zero), so their squares are exact in float64 and only the additions round.
+            const auto vInvS = hn::Set(df, invS);
             const auto vsd = hn::Set(dd, static_cast<double>(s));
-            k = begin;
-            for (; k + nd <= end; k += nd) {
-                const auto w = hn::PromoteTo(dd, hn::LoadU(dfh, x.w.data() + k));
-                const auto e = hn::PromoteTo(dd, hn::LoadU(dfh, x.e.data() + k));
-                const auto q = hn::PromoteTo(dd, hn::LoadU(dfh, x.q.data() + k));
+            // float64 sums of nd elements, in the order of a plain loop over the group in steps of nd:
+            // w and e = w - D are exact floats (e by Sterbenz: D is within a factor 2 of w or zero),
+            // so their squares are exact in float64 and only the additions round.
+            const auto accumulate = [&](hn::Vec<DD> w, hn::Vec<DD> e, hn::Vec<DD> q) {
                 const auto ex = hn::Sub(w, hn::Mul(q, vsd));
                 accW2 = hn::Add(accW2, hn::Mul(w, w));
                 accAbsW = hn::Add(accAbsW, hn::Abs(w));
                 accErr2 = hn::Add(accErr2, hn::Mul(e, e));
                 accAbsErr = hn::Add(accAbsErr, hn::Abs(e));
                 accExact = hn::Add(accExact, hn::Mul(ex, ex));
+            };
+            // The same sums from |w|, |e| and w - q*s (exact in float for 16-bit weights).
+            const auto accumulateAbs = [&](hn::Vec<DD> aw, hn::Vec<DD> ae, hn::Vec<DD> ex) {
+                accW2 = hn::Add(accW2, hn::Mul(aw, aw));
+                accAbsW = hn::Add(accAbsW, aw);
+                accErr2 = hn::Add(accErr2, hn::Mul(ae, ae));
+                accAbsErr = hn::Add(accAbsErr, ae);
+                accExact = hn::Add(accExact, hn::Mul(ex, ex));
+            };
+            std::size_t k = begin;
+            while (k + n <= end) {
+                const std::size_t blockBegin = k;
+                const std::size_t blockEnd = std::min(end, k + kKeyBlock);
+                for (; k + n <= blockEnd; k += n) {
+                    const auto w = LoadWeights<T>(row + k * kElementBytes<T>);
+                    const auto quotient = hn::Div(w, vs);
+                    const auto q = hn::Round(hn::Min(hn::Max(RoundToDType<T>(quotient), qMin), qMax));
+                    const auto d = RoundToDType<T>(hn::Mul(q, vs));
+                    const auto finite = hn::Lt(hn::Abs(d), inf);
+                    const auto e = hn::IfThenElseZero(finite, hn::Sub(w, d));
+                    const auto ae = hn::Abs(e);
+                    vMaxErr = hn::Max(vMaxErr, ae);
+                    if (T != DType::F32 && HWY_LIKELY(hn::AllTrue(df, finite))) {
+                        // w*w = |w|*|w| and e*e = |e|*|e| exactly. For 16-bit weights w - q*s is
+                        // exact in float (both are multiples of 2^-3 ulp(s) and below 2^9 s when
+                        // q != 0; w itself when q = 0), so it equals the float64 w - q*s. A finite D
+                        // also keeps q*s finite in float.
+                        AccumulateHalves(hn::Abs(w), ae, hn::Sub(w, hn::Mul(q, vs)), accumulateAbs);
+                    } else {
+                        AccumulateHalves(w, e, q, accumulate);
+                    }
+                    // Bins as exact small integers in float (the same float steps as
+                    // scalarElement(); for values in [0, bins) Floor equals the int truncation).
+                    const auto qBin = hn::Sub(q, qMin);
+                    const auto wBin =
+                        hn::Floor(hn::Min(hn::Max(hn::Mul(hn::Sub(quotient, wLo), wInv), zero), wTop));
+                    const auto et = hn::Mul(hn::Sub(hn::Mul(e, vInvS), eLo), eInv);
+                    const auto eBin =
+                        hn::IfThenElse(finite, hn::Floor(hn::Min(hn::Max(et, zero), eTop)), eNonFinite);
+                    auto slot = hn::Add(hn::Sub(wBin, hn::Floor(hn::Mul(qBin, baseScale))), slotOffset);
+                    const auto inWindow = hn::And(hn::Ge(slot, zero), hn::Lt(slot, slotInvalid));
+                    if (HWY_UNLIKELY(!hn::AllTrue(df, inWindow))) {
+                        hn::Store(wBin, df, laneWBin);
+                        hn::Store(hn::IfThenElseZero(inWindow, hn::Set(df, 1.0f)), df, laneInWindow);
+                        for (std::size_t i = 0; i < n; ++i) {
+                            if (laneInWindow[i] == 0.0f) {
+                                ++counters.weight[static_cast<std::size_t>(laneWBin[i])];
+                            }
+                        }
+                        slot = hn::IfThenElse(inWindow, slot, slotInvalid);
+                    }
+                    // key = (qBin * slots + slot) * (kErrorBins + 1) + eBin < 2^17, exact in float;
+                    // adding 2^23 puts it in the low mantissa bits.
+                    const auto keyF =
+                        hn::Add(hn::Mul(hn::Add(hn::Mul(qBin, slotsF), slot), eStride), hn::Add(eBin, magic));
+                    // |err| bin (bits >> 18) placed at bit kKeyShift.
+                    const auto aPart =
+                        hn::IfThenElse(hn::RebindMask(du, finite),
+                                       hn::And(hn::ShiftRight<1>(hn::BitCast(du, ae)), aMask), aNonFinite);
+                    const auto key = hn::Or(hn::Xor(hn::BitCast(du, keyF), magicBits), aPart);
+                    hn::Store(key, du, keys + (k - blockBegin));
+                }
+                countKeys(counters, keys, k - blockBegin);
+            }
+            // Scalar tail of the group, then the float64 sums of the tail in the same order as before:
+            // full nd-chunks first, then single elements.
+            const std::size_t tailBegin = k;
+            for (; k < end; ++k) {
+                scalarElement(T, rtn::loadWeight(T, row, k), s, invS, b, x, k - tailBegin, p, counters);
+            }
+            k = tailBegin;
+            for (; k + nd <= end; k += nd) {
+                const std::size_t i = k - tailBegin;
+                accumulate(hn::PromoteTo(dd, hn::LoadU(dfh, x.w.data() + i)),
+                           hn::PromoteTo(dd, hn::LoadU(dfh, x.e.data() + i)),
+                           hn::PromoteTo(dd, hn::LoadU(dfh, x.q.data() + i)));
             }
             for (; k < end; ++k) {
-                const double w = x.w[k];
-                const double e = x.e[k];
-                const double ex = w - static_cast<double>(x.q[k]) * static_cast<double>(s);
+                const std::size_t i = k - tailBegin;
+                const double w = x.w[i];
+                const double e = x.e[i];
+                const double ex = w - static_cast<double>(x.q[i]) * static_cast<double>(s);
                 tailW2 += w * w;
                 tailAbsW += std::fabs(w);
                 tailErr2 += e * e;
@@ -172,49 +303,30 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
             }
         }
         p.maxAbsErr = std::max(p.maxAbsErr, hn::GetLane(hn::MaxOfLanes(df, vMaxErr)));
-        p.dequantNonFinite += static_cast<std::uint32_t>(nonFinite);
+        p.dequantNonFinite = countNonFinite() - nonFiniteBefore;
         p.sumW2 = hn::GetLane(hn::SumOfLanes(dd, accW2)) + tailW2;
         p.sumAbsW = hn::GetLane(hn::SumOfLanes(dd, accAbsW)) + tailAbsW;
         p.sumErr2 = hn::GetLane(hn::SumOfLanes(dd, accErr2)) + tailErr2;
         p.sumAbsErr = hn::GetLane(hn::SumOfLanes(dd, accAbsErr)) + tailAbsErr;
         p.sumErr2Exact = hn::GetLane(hn::SumOfLanes(dd, accExact)) + tailExact;
         perRow[r] = p;
-        // Neighbouring elements mostly hit the same few bins; four interleaved copies of the small
-        // histograms break the store-to-load dependency chain of repeated increments.
-        for (std::size_t k = 0; k < cols; ++k) {
-            const std::size_t copy = k & 3;
-            ++q4[copy * qStride + static_cast<std::size_t>(x.qBin[k])];
-            ++w4[copy * wStride + static_cast<std::size_t>(x.wBin[k])];
-            ++e4[copy * eStride + static_cast<std::size_t>(x.eBin[k])];
-            ++hist.absErr[static_cast<std::size_t>(x.aBin[k])];
-        }
     }
-    for (std::size_t copy = 0; copy < 4; ++copy) {
-        for (std::size_t i = 0; i < qStride; ++i) {
-            hist.q[i] += q4[copy * qStride + i];
-        }
-        for (std::size_t i = 0; i < wStride; ++i) {
-            hist.weight[i] += w4[copy * wStride + i];
-        }
-        for (std::size_t i = 0; i < eStride; ++i) {
-            hist.error[i] += e4[copy * eStride + i];
-        }
-    }
+    counters.elements += rows.rowCount * cols;
     return kernels::kNoIndex;
 }
 
 } // namespace
 
-std::size_t ErrorStatsRows(const WeightRows& rows, const QuantScheme& scheme,
-                           kernels::RowErrorPartials* perRow, kernels::StatsHistograms& histograms)
+std::size_t ErrorStatsCount(const WeightRows& rows, const QuantScheme& scheme,
+                            kernels::RowErrorPartials* perRow, kernels::StatsCounters& counters)
 {
     switch (rows.dtype) {
     case DType::F32:
-        return StatsT<DType::F32>(rows, scheme, perRow, histograms);
+        return StatsT<DType::F32>(rows, scheme, perRow, counters);
     case DType::F16:
-        return StatsT<DType::F16>(rows, scheme, perRow, histograms);
+        return StatsT<DType::F16>(rows, scheme, perRow, counters);
     default:
-        return StatsT<DType::BF16>(rows, scheme, perRow, histograms);
+        return StatsT<DType::BF16>(rows, scheme, perRow, counters);
     }
 }
 
@@ -224,12 +336,39 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace spark::kernels {
 
-HWY_EXPORT(ErrorStatsRows);
+HWY_EXPORT(ErrorStatsCount);
+
+StatsCounters::StatsCounters(int bitsIn)
+    : bits(bitsIn), qBins(1 << bitsIn), slotShift(bitsIn == 4 ? 3 : 2), slotOffset(bitsIn == 4 ? 3 : 1),
+      joint(static_cast<std::size_t>(qBins << slotShift) * (kErrorBins + 1)), weight(kWeightBins + 1),
+      absErr((kAbsErrBins + 1) * kAbsErrCopies)
+{
+}
+
+void StatsCounters::clear()
+{
+    std::fill(joint.begin(), joint.end(), 0u);
+    std::fill(weight.begin(), weight.end(), 0u);
+    std::fill(absErr.begin(), absErr.end(), 0u);
+    elements = 0;
+}
+
+std::size_t errorStatsCount(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
+                            StatsCounters& counters)
+{
+    return HWY_DYNAMIC_DISPATCH(ErrorStatsCount)(rows, scheme, perRow, counters);
+}
 
 std::size_t errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
                            StatsHistograms& histograms)
 {
-    return HWY_DYNAMIC_DISPATCH(ErrorStatsRows)(rows, scheme, perRow, histograms);
+    StatsCounters counters(scheme.bits);
+    const std::size_t bad = errorStatsCount(rows, scheme, perRow, counters);
+    if (bad == kNoIndex) {
+        counters.addTo(histograms.q.data(), histograms.weight.data(), histograms.error.data(),
+                       histograms.absErr.data());
+    }
+    return bad;
 }
 
 } // namespace spark::kernels

@@ -40,8 +40,72 @@ struct StatsHistograms
     std::vector<std::uint32_t> absErr = std::vector<std::uint32_t>(kAbsErrBins + 1);
 };
 
+/// @brief Raw counters of the statistics kernel for one thread, turned into StatsHistograms-style
+/// counts by addTo(). The q, weight and error histograms are counted jointly: one counter per
+/// (qBin, weight slot, eBin), where the weight slot is wBin relative to the weight bin of q (the
+/// quotient w/s lies within about 0.53 of q, so wBin - wBase(q) takes only a few values). One
+/// increment per element then covers three histograms; a weight bin outside the window (possible
+/// only with badly rounded scales, e.g. F16 subnormal scales) is counted in @ref weight instead and
+/// uses the last slot. Counts are exact, whatever the data.
+struct StatsCounters
+{
+    explicit StatsCounters(int bits);
+
+    int bits;
+    int qBins;      ///< 2^bits
+    int slotShift;  ///< log2 of the weight slots per q
+    int slotOffset; ///< slot = wBin - wBase(qBin) + slotOffset; valid slots are [0, slots - 1)
+    std::vector<std::uint32_t> joint;  ///< [qBin][slot][eBin], eBin in [0, kErrorBins] (last: not finite)
+    std::vector<std::uint32_t> weight; ///< weight bins counted outside the joint table
+    static constexpr int kAbsErrCopies = 4;
+    std::vector<std::uint32_t> absErr; ///< [kAbsErrBins + 1][kAbsErrCopies] (last bin: not finite)
+    std::uint64_t elements = 0;        ///< elements counted since the last clear()
+
+    int slots() const { return 1 << slotShift; }
+    /// Weight bin of the first valid slot of @p qBin plus @p slotOffset (so slot + wBase - offset = wBin).
+    int weightBase(int qBin) const { return (qBin << 6) >> bits; }
+
+    /// @brief Adds the counts to histograms laid out as in StatsHistograms (q: 2^bits bins, weight:
+    /// kWeightBins, error: kErrorBins + 1, absErr: kAbsErrBins + 1).
+    template <typename Count> void addTo(Count* q, Count* weightOut, Count* error, Count* absErrOut) const
+    {
+        const int eBins = kErrorBins + 1;
+        const int valid = slots() - 1;
+        for (int qb = 0; qb < qBins; ++qb) {
+            for (int slot = 0; slot < slots(); ++slot) {
+                const std::uint32_t* row = joint.data() + ((qb << slotShift) + slot) * eBins;
+                std::uint64_t sum = 0;
+                for (int e = 0; e < eBins; ++e) {
+                    sum += row[e];
+                    error[e] += static_cast<Count>(row[e]);
+                }
+                q[qb] += static_cast<Count>(sum);
+                if (slot < valid && sum != 0) {
+                    weightOut[weightBase(qb) + slot - slotOffset] += static_cast<Count>(sum);
+                }
+            }
+        }
+        for (int b = 0; b < kWeightBins; ++b) {
+            weightOut[b] += static_cast<Count>(weight[static_cast<std::size_t>(b)]);
+        }
+        for (int b = 0; b <= kAbsErrBins; ++b) {
+            std::uint64_t sum = 0;
+            for (int copy = 0; copy < kAbsErrCopies; ++copy) {
+                sum += absErr[static_cast<std::size_t>(b * kAbsErrCopies + copy)];
+            }
+            absErrOut[b] += static_cast<Count>(sum);
+        }
+    }
+
+    void clear();
+};
+
 /// @brief Quantizes (without packing) and measures each row; returns the first non-finite weight's
-/// flat index in the block, or kNoIndex.
+/// flat index in the block, or kNoIndex. Histogram counts are added to @p counters (one per thread).
+std::size_t errorStatsCount(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
+                            StatsCounters& counters);
+
+/// @brief errorStatsCount() with the counts added to @p histograms (for one-off callers).
 std::size_t errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
                            StatsHistograms& histograms);
 

@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto* body = reinterpret_cast<const std::byte*>(data + 1);
     try {
         if (index) {
-            spark::parseIndexJson(std::string_view(reinterpret_cast<const char*>(body), size - 1), "fuzz.json");
+            spark::parseIndexJson(std::string_view(reinterpret_cast<const char*>(body), size - 1),
+                                  "fuzz.json");
         } else {
             const auto header = spark::parseSafetensorsImage(std::span(body, size - 1), "fuzz.safetensors");
             // A validated header must describe exactly the image it came from.

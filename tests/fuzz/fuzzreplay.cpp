@@ -28,7 +28,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "no seeds in %s\n", argv[1]);
         return 2;
     }
-    static const std::uint8_t kInteresting[] = {0, 1, 0x7F, 0x80, 0xFF, '{', '}', '[', ']', '"', ',', ':', '-', '9', '\\'};
+    static const std::uint8_t kInteresting[] = {0,   1,   0x7F, 0x80, 0xFF, '{', '}', '[',
+                                                ']', '"', ',',  ':',  '-',  '9', '\\'};
     std::uint64_t state = 0x2545F4914F6CDD1Dull;
     auto next = [&state] {
         state ^= state << 13;

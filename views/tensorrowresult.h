@@ -8,7 +8,7 @@ namespace spark {
 
 /// @brief The per-tensor results that arrive after opening: the plan's decision and the quantization
 /// error from analyze. Empty until a stage fills it.
-struct TensorAnalysis
+struct TensorRowResult
 {
     QString decision;               ///< e.g. "W4A16" or "keep"; empty: no plan yet
     std::optional<double> relError; ///< ‖W − Q(W)‖ / ‖W‖
@@ -17,7 +17,7 @@ struct TensorAnalysis
 
 /// @brief Indexed like DocumentSnapshot::rows. Shared immutably between the document and its models;
 /// an update produces a new table (copy-on-write), so a model never sees a half-written one.
-using AnalysisTable = std::vector<TensorAnalysis>;
+using AnalysisTable = std::vector<TensorRowResult>;
 
 /// @brief A partial update for one tensor: fields left empty keep their current value, so the plan
 /// (decisions) and analyze (errors) can report independently.

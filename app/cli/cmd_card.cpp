@@ -1,0 +1,55 @@
+// `card PATH [--out FILE] [plan options] [card options]`: the model card of a planned export.
+#include "args.h"
+#include "cardargs.h"
+#include "command.h"
+#include "core/bench/modelcard.h"
+#include "core/io/filewriter.h"
+#include "core/io/ioerror.h"
+#include "planargs.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace spark::cli {
+
+int runCard(const std::vector<std::string>& argv)
+{
+    auto optionNames = planOptionNames();
+    optionNames.insert(optionNames.end(), cardOptionNames().begin(), cardOptionNames().end());
+    optionNames.push_back("out");
+    const Args args(argv, {}, optionNames);
+    args.expectPositional(1);
+    const auto source = Checkpoint::open(args.positional()[0]);
+    std::vector<TensorInfo> infos;
+    for (const auto& t : source.tensors()) {
+        infos.push_back(t.info);
+    }
+    const auto plan = makePlan(source.config(), infos, planOptionsFrom(args));
+    if (!plan.errors.empty()) {
+        std::cerr << "sparkulator-cli card: plan error: " << plan.errors.front() << "\n";
+        return kExitError;
+    }
+    const auto out = args.value("out");
+    const std::filesystem::path outputName = out ? std::filesystem::path(*out).parent_path()
+                                                 : std::filesystem::path(source.folder().string() + "-w4a16");
+    const auto card = renderModelCard(modelCardInputs(source, plan, outputName, cardOptionsFrom(args)));
+    if (!out) {
+        std::cout << card;
+        return kExitOk;
+    }
+    // Written beside the destination and renamed, so an existing card is replaced whole or not at all.
+    const std::filesystem::path target(*out);
+    const auto partial = target.string() + ".partial";
+    std::filesystem::remove(partial);
+    writeTextFile(partial, card);
+    std::error_code ec;
+    std::filesystem::rename(partial, target, ec);
+    if (ec) {
+        std::filesystem::remove(partial);
+        throw IoError(IoErrorKind::WriteFailed, target.string(), "cannot write the card: " + ec.message());
+    }
+    std::cout << "wrote " << target.string() << "\n";
+    return kExitOk;
+}
+
+} // namespace spark::cli

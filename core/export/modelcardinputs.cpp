@@ -1,0 +1,95 @@
+#include "core/export/modelcardinputs.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace spark {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// `license:` from the YAML front matter of the source README, if any.
+std::string licenseOfSourceCard(const fs::path& folder)
+{
+    std::ifstream in(folder / "README.md");
+    std::string line;
+    if (!std::getline(in, line) || line != "---") {
+        return {};
+    }
+    while (std::getline(in, line) && line != "---") {
+        if (line.rfind("license:", 0) == 0) {
+            auto value = line.substr(8);
+            value.erase(0, value.find_first_not_of(" \t\"'"));
+            value.erase(value.find_last_not_of(" \t\"'") + 1);
+            return value;
+        }
+    }
+    return {};
+}
+
+std::string speculativeMethod(DraftArchitecture kind)
+{
+    switch (kind) {
+    case DraftArchitecture::LagunaDFlash:
+    case DraftArchitecture::Qwen3DFlash:
+        return "dflash";
+    case DraftArchitecture::DSpark:
+        return "dspark";
+    case DraftArchitecture::Eagle3:
+    case DraftArchitecture::Generic:
+        break;
+    }
+    return "eagle3";
+}
+
+int speculativeTokens(const nlohmann::json& config)
+{
+    const auto methods = config.value("speculators_config", nlohmann::json::object())
+                             .value("proposal_methods", nlohmann::json::array());
+    if (!methods.empty() && methods.front().contains("speculative_tokens")) {
+        return methods.front().value("speculative_tokens", 3);
+    }
+    const int block = config.value(
+        "block_size", config.value("dflash_config", nlohmann::json::object()).value("block_size", 0));
+    return block > 1 ? block - 1 : 3;
+}
+
+} // namespace
+
+ModelCardInputs modelCardInputs(const Checkpoint& source, const QuantPlan& plan, const fs::path& output,
+                                const CardOptions& options)
+{
+    ModelCardInputs card;
+    const auto sourceName = fs::absolute(source.folder()).lexically_normal().filename().string();
+    card.modelName = !options.modelName.empty() ? options.modelName
+                                                : fs::path(output).lexically_normal().filename().string();
+    card.baseModel =
+        !options.baseModel.empty() ? options.baseModel : source.config().value("_name_or_path", sourceName);
+    card.license = !options.license.empty() ? options.license : licenseOfSourceCard(source.folder());
+    card.architecture = plan.architecture.id;
+    card.architectureName = plan.architecture.displayName;
+    card.targetModel = !options.targetModel.empty() ? options.targetModel : plan.architecture.verifier;
+    card.targetPrecision = options.targetPrecision;
+    card.bits = plan.scheme.bits;
+    card.groupSize = plan.scheme.groupSize;
+    card.scheme = "W" + std::to_string(plan.scheme.bits) + "A16";
+    card.speculativeMethod = speculativeMethod(plan.architecture.kind);
+    card.numSpeculativeTokens = speculativeTokens(source.config());
+    for (const auto& module : plan.modules) {
+        if (module.decision == PlanDecision::Quantize) {
+            card.quantized.push_back({module.name, module.reason});
+        } else if (module.role == ModuleRole::Linear || module.role == ModuleRole::Head ||
+                   module.role == ModuleRole::Embedding) {
+            card.keptBf16.push_back({module.name, module.reason});
+        }
+    }
+    card.sizes.push_back({"checkpoint (all tensors)", plan.sizes.bytesBefore, plan.sizes.bytesAfter});
+    card.sizes.push_back(
+        {"quantized weights", plan.sizes.quantizedWeightsBefore, plan.sizes.quantizedWeightsAfter});
+    card.sizes.push_back({"streamed per draft step", plan.sizes.streamedBefore, plan.sizes.streamedAfter});
+    card.benchmarks = options.benchmarks;
+    card.toolVersion = SPARK_VERSION;
+    return card;
+}
+
+} // namespace spark

@@ -1,0 +1,310 @@
+// The plan editor's controller and models: live preview, invalid regexes blocking export, toggling a
+// module through the entries (with its fused partners), undo/redo, lint tooltips and the summary bar.
+#include "core/demo/demodraft.h"
+#include "core/plan/quantplan.h"
+#include "views/checkpointloader.h"
+#include "views/document.h"
+#include "views/lintmodel.h"
+#include "views/plancontroller.h"
+#include "views/planentrylistmodel.h"
+#include "views/planmodulemodel.h"
+#include "views/summarybar.h"
+
+#include <QAbstractItemModelTester>
+#include <QDoubleSpinBox>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace spark;
+
+class TestGuiPlan : public QObject
+{
+    Q_OBJECT
+
+  private:
+    QTemporaryDir m_dir;
+    std::shared_ptr<const DocumentSnapshot> m_snapshot;
+    Document* m_document = nullptr;
+    PlanController* m_controller = nullptr;
+
+    const PlannedModule* module(const QString& name) const
+    {
+        return m_controller->plan()->findModule(name.toStdString());
+    }
+
+    // A quantized Linear that vLLM fuses with others (gate/up): toggling it must move its partners too.
+    QString fusedQuantizedModule() const
+    {
+        for (const auto& m : m_controller->plan()->modules) {
+            if (m.isLinear() && m.decision == PlanDecision::Quantize && !m.fusedGroup.empty()) {
+                return QString::fromStdString(m.name);
+            }
+        }
+        return {};
+    }
+
+  private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        const QString draft = m_dir.filePath(QStringLiteral("glm"));
+        writeDemoDraft(describeDemoDraft("glm-dspark", DemoScale::Tiny), draft.toStdString(), {});
+        QString error;
+        m_snapshot = CheckpointLoader::openNow(draft, &error);
+        QVERIFY2(m_snapshot, qPrintable(error));
+    }
+
+    void init()
+    {
+        m_document = new Document(this);
+        m_document->setSnapshot(m_snapshot);
+        m_controller = new PlanController(m_document, this);
+        QVERIFY(m_controller->plan());
+    }
+
+    void cleanup()
+    {
+        delete m_controller;
+        delete m_document;
+    }
+
+    void autoPresetPlansTheDraft()
+    {
+        const auto plan = m_controller->plan();
+        QCOMPARE(QString::fromStdString(plan->preset), QStringLiteral("glm-dspark"));
+        QVERIFY(plan->errors.empty());
+        QVERIFY(plan->sizes.quantizedModules > 0);
+        QVERIFY(m_controller->exportablePlan());
+        // The Tensors tab's decision column follows the plan.
+        const QString quantized = fusedQuantizedModule();
+        QVERIFY(!quantized.isEmpty());
+        const int row = m_snapshot->rowOf(QString::fromStdString(module(quantized)->weightTensor));
+        QCOMPARE((*m_document->analysis())[static_cast<std::size_t>(row)].decision,
+                 QString::fromStdString(plan->scheme.name()));
+    }
+
+    void modelsPassTheTester()
+    {
+        PlanEntryListModel targets(m_controller, EntryKind::Target);
+        PlanEntryListModel ignore(m_controller, EntryKind::Ignore);
+        PlanModuleModel modules;
+        LintModel lint;
+        QAbstractItemModelTester t1(&targets, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&ignore, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(&modules, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t4(&lint, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        connect(m_controller, &PlanController::planChanged, &modules, [&] {
+            modules.resetData(m_controller->plan());
+            lint.resetData(m_controller->plan());
+        });
+        modules.resetData(m_controller->plan());
+        lint.resetData(m_controller->plan());
+        QVERIFY(modules.rowCount() > 0);
+        QVERIFY(ignore.rowCount() > 0); // the preset's entries
+
+        m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:.*\\.mlp\\.down_proj$"));
+        m_controller->addEntry(EntryKind::Target, QStringLiteral("model.nothing"));
+        m_controller->recomputeNow();
+        m_controller->setEntry(EntryKind::Ignore, 0, QStringLiteral("re:.*\\.fc$"));
+        m_controller->recomputeNow();
+        m_controller->moveEntry(EntryKind::Target, 0, 1);
+        m_controller->removeEntry(EntryKind::Target, 0);
+        m_controller->recomputeNow();
+        m_controller->undoStack()->undo();
+        m_controller->recomputeNow();
+        m_controller->setPreset(QStringLiteral("none"));
+        m_controller->recomputeNow();
+        QCOMPARE(modules.rowCount(), static_cast<int>(m_controller->plan()->modules.size()));
+    }
+
+    void entryPreviewCountsMatches()
+    {
+        PlanEntryListModel ignore(m_controller, EntryKind::Ignore);
+        const int index =
+            m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:.*\\.mlp\\.down_proj$"));
+        m_controller->recomputeNow();
+        const int row = ignore.rowOfUserEntry(index);
+        QCOMPARE(ignore.index(row, PlanEntryListModel::Entry).data().toString(),
+                 QStringLiteral("re:.*\\.mlp\\.down_proj$"));
+        const QStringList matched =
+            ignore.index(row, 0).data(PlanEntryListModel::MatchedModulesRole).toStringList();
+        QVERIFY(!matched.isEmpty());
+        QCOMPARE(ignore.index(row, PlanEntryListModel::Matches).data().toInt(), matched.size());
+        for (const auto& m : matched) {
+            QVERIFY2(m.endsWith(QStringLiteral("mlp.down_proj")), qPrintable(m));
+            QCOMPARE(module(m)->decision, PlanDecision::Keep);
+        }
+        // Preset rows are read-only, the user's editable.
+        QVERIFY(!(ignore.flags(ignore.index(0, 0)) & Qt::ItemIsEditable));
+        QVERIFY(ignore.flags(ignore.index(row, 0)) & Qt::ItemIsEditable);
+    }
+
+    void unmatchedEntryWarns()
+    {
+        PlanEntryListModel targets(m_controller, EntryKind::Target);
+        const int index = m_controller->addEntry(EntryKind::Target, QStringLiteral("layers.0.mlp.down_proj"));
+        m_controller->recomputeNow();
+        const int row = targets.rowOfUserEntry(index);
+        QCOMPARE(targets.index(row, PlanEntryListModel::Matches).data().toInt(), 0);
+        QVERIFY2(targets.index(row, PlanEntryListModel::Problem)
+                     .data()
+                     .toString()
+                     .contains(QStringLiteral("matches nothing")),
+                 qPrintable(targets.index(row, PlanEntryListModel::Problem).data().toString()));
+        QVERIFY(m_controller->plan()->hasLint("target-unmatched"));
+    }
+
+    void invalidRegexBlocksExportAndUndoRestores()
+    {
+        PlanEntryListModel ignore(m_controller, EntryKind::Ignore);
+        const PlanEdits before = m_controller->edits();
+        const int index = m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:layers.(0"));
+        // While the edit waits for the debounce, nothing may be exported from the old plan.
+        QVERIFY(m_controller->isPending());
+        QVERIFY(!m_controller->exportablePlan());
+        QSignalSpy planned(m_controller, &PlanController::planChanged);
+        QVERIFY(planned.wait(2000));
+        QVERIFY(!m_controller->plan()->errors.empty());
+        QVERIFY(!m_controller->exportablePlan());
+        const QModelIndex cell = ignore.index(ignore.rowOfUserEntry(index), PlanEntryListModel::Problem);
+        QVERIFY(cell.data(PlanEntryListModel::HasErrorRole).toBool());
+        QVERIFY2(cell.data().toString().contains(QStringLiteral("position")),
+                 qPrintable(cell.data().toString()));
+
+        m_controller->undoStack()->undo();
+        QCOMPARE(m_controller->edits(), before);
+        QVERIFY(planned.wait(2000));
+        QVERIFY(m_controller->exportablePlan());
+        m_controller->undoStack()->redo();
+        QCOMPARE(m_controller->edits().ignore, QStringList{QStringLiteral("re:layers.(0")});
+    }
+
+    void typingMergesIntoOneUndoStep()
+    {
+        const int index = m_controller->addEntry(EntryKind::Ignore, QString());
+        const int steps = m_controller->undoStack()->count();
+        const QString key = QStringLiteral("session-1");
+        for (const QString& text : {QStringLiteral("r"), QStringLiteral("re"), QStringLiteral("re:"),
+                                    QStringLiteral("re:.*\\.fc$")}) {
+            m_controller->setEntry(EntryKind::Ignore, index, text, key);
+        }
+        QCOMPARE(m_controller->undoStack()->count(), steps + 1);
+        m_controller->undoStack()->undo();
+        QCOMPARE(m_controller->edits().ignore, QStringList{QString()});
+    }
+
+    void moveReordersUserEntries()
+    {
+        m_controller->addEntry(EntryKind::Target, QStringLiteral("a"));
+        m_controller->addEntry(EntryKind::Target, QStringLiteral("b"));
+        QVERIFY(!m_controller->moveEntry(EntryKind::Target, 0, -1));
+        QVERIFY(m_controller->moveEntry(EntryKind::Target, 0, 1));
+        QCOMPARE(m_controller->edits().targets, (QStringList{QStringLiteral("b"), QStringLiteral("a")}));
+        m_controller->undoStack()->undo();
+        QCOMPARE(m_controller->edits().targets, (QStringList{QStringLiteral("a"), QStringLiteral("b")}));
+    }
+
+    void toggleMovesFusedPartnersAndSizes()
+    {
+        const QString name = fusedQuantizedModule();
+        QVERIFY(!name.isEmpty());
+        const std::string group = module(name)->vllmName;
+        const auto bytesAfter = m_controller->plan()->sizes.bytesAfter;
+        QString message;
+        QVERIFY2(m_controller->toggleModule(name, &message), qPrintable(message));
+        QCOMPARE(module(name)->decision, PlanDecision::Keep);
+        QVERIFY(m_controller->plan()->sizes.bytesAfter > bytesAfter);
+        int partners = 0;
+        for (const auto& m : m_controller->plan()->modules) {
+            if (m.isLinear() && m.vllmName == group && QString::fromStdString(m.name) != name) {
+                QCOMPARE(m.decision, PlanDecision::Keep);
+                QVERIFY2(message.contains(QString::fromStdString(m.name)), qPrintable(message));
+                ++partners;
+            }
+        }
+        QVERIFY(partners > 0);
+        const int row = m_snapshot->rowOf(QString::fromStdString(module(name)->weightTensor));
+        QCOMPARE((*m_document->analysis())[static_cast<std::size_t>(row)].decision, QStringLiteral("keep"));
+
+        // And back: the entry the toggle added is removed again.
+        QVERIFY2(m_controller->toggleModule(name, &message), qPrintable(message));
+        QCOMPARE(module(name)->decision, PlanDecision::Quantize);
+        QVERIFY(m_controller->edits().ignore.isEmpty());
+        QCOMPARE(m_controller->plan()->sizes.bytesAfter, bytesAfter);
+    }
+
+    void toggleRefusesWhatEntriesCannotChange()
+    {
+        // glm-dspark keeps q/k/v BF16 through a preset entry (vllm#51581): the user's entries cannot flip it.
+        QString kept;
+        for (const auto& m : m_controller->plan()->modules) {
+            if (m.isLinear() && m.decision == PlanDecision::Keep) {
+                kept = QString::fromStdString(m.name);
+                break;
+            }
+        }
+        QVERIFY(!kept.isEmpty());
+        const PlanEdits before = m_controller->edits();
+        QString message;
+        QVERIFY(!m_controller->toggleModule(kept, &message));
+        QVERIFY(!message.isEmpty());
+        QCOMPARE(m_controller->edits(), before);
+        QVERIFY(!m_controller->toggleModule(QStringLiteral("no.such.module"), &message));
+    }
+
+    void moduleCheckboxAsksForToggle()
+    {
+        PlanModuleModel modules;
+        modules.resetData(m_controller->plan());
+        const QString name = fusedQuantizedModule();
+        const QModelIndex cell = modules.index(modules.rowOf(name), PlanModuleModel::Decision);
+        QCOMPARE(cell.data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+        QSignalSpy toggled(&modules, &PlanModuleModel::toggleRequested);
+        QVERIFY(modules.setData(cell, Qt::Unchecked, Qt::CheckStateRole));
+        QCOMPARE(toggled.count(), 1);
+        QCOMPARE(toggled.front().front().toString(), name);
+        // Non-Linear modules have no checkbox.
+        for (int row = 0; row < modules.rowCount(); ++row) {
+            const auto& m = m_controller->plan()->modules[static_cast<std::size_t>(row)];
+            QCOMPARE(
+                bool(modules.flags(modules.index(row, PlanModuleModel::Decision)) & Qt::ItemIsUserCheckable),
+                m.isLinear());
+        }
+    }
+
+    void everyLintRuleIsExplained()
+    {
+        m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:(x"));
+        m_controller->addEntry(EntryKind::Target, QStringLiteral("nothing"));
+        m_controller->recomputeNow();
+        LintModel lint;
+        lint.resetData(m_controller->plan());
+        QVERIFY(lint.rowCount() > 0);
+        for (int row = 0; row < lint.rowCount(); ++row) {
+            const QString id = lint.index(row, LintModel::Id).data().toString();
+            QVERIFY2(!LintModel::ruleDescription(id).isEmpty(), qPrintable(id));
+            QVERIFY(!lint.index(row, LintModel::Severity).data(Qt::DecorationRole).isNull());
+        }
+    }
+
+    void summaryShowsSizesAndPrediction()
+    {
+        SummaryBar bar;
+        bar.setPlan(m_controller->plan());
+        QVERIFY2(bar.sizeText().contains(QStringLiteral("→")), qPrintable(bar.sizeText()));
+        QVERIFY(!bar.timingText().contains(QStringLiteral("speedup ×")));
+        bar.drafterMsInput()->setValue(2.0);
+        bar.cycleMsInput()->setValue(20.0);
+        QVERIFY2(bar.timingText().contains(QStringLiteral("speedup ×")), qPrintable(bar.timingText()));
+        const QString before = bar.sizeText();
+        QString message;
+        QVERIFY(m_controller->toggleModule(fusedQuantizedModule(), &message));
+        bar.setPlan(m_controller->plan());
+        QVERIFY(bar.sizeText() != before);
+    }
+};
+
+QTEST_MAIN(TestGuiPlan)
+#include "tst_gui_plan.moc"

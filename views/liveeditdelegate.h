@@ -1,0 +1,25 @@
+#pragma once
+
+#include <QStyledItemDelegate>
+
+namespace spark {
+
+/// @brief A line-edit delegate that commits on every keystroke, so the plan's preview follows the text
+/// as it is typed instead of when the editor closes.
+class LiveEditDelegate : public QStyledItemDelegate
+{
+    Q_OBJECT
+
+  public:
+    explicit LiveEditDelegate(QObject* parent = nullptr);
+
+    QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
+                          const QModelIndex& index) const override;
+    void setEditorData(QWidget* editor, const QModelIndex& index) const override;
+
+  Q_SIGNALS:
+    /// An editor opened on @p index: edits until the next one belong to one session.
+    void editingStarted(const QModelIndex& index) const;
+};
+
+} // namespace spark

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+
+namespace spark {
+
+class LintModel;
+class PlanController;
+class PlanEntryEditor;
+class PlanModuleModel;
+class SummaryBar;
+
+/// @brief The "Plan" tab: preset, the user's target and ignore entries with their live preview, the
+/// modules coloured by decision (with a checkbox per Linear), the lint findings and the size/timing
+/// summary. Everything shown comes from the PlanController's current plan.
+class PlanTab : public QWidget
+{
+    Q_OBJECT
+
+  public:
+    explicit PlanTab(PlanController* controller, QWidget* parent = nullptr);
+
+    PlanEntryEditor* targetsEditor() const { return m_targets; }
+    PlanEntryEditor* ignoreEditor() const { return m_ignore; }
+    PlanModuleModel* moduleModel() const { return m_modules; }
+    QTableView* modulesView() const { return m_modulesView; }
+    LintModel* lintModel() const { return m_lint; }
+    QTableView* lintView() const { return m_lintView; }
+    SummaryBar* summaryBar() const { return m_summary; }
+    QComboBox* presetBox() const { return m_preset; }
+    QSpinBox* targetLayersBox() const { return m_targetLayers; }
+    /// @brief The error line ("export is blocked: …"), empty when the plan has no errors.
+    QString errorText() const;
+
+    /// @brief Selects the rows of @p modules in the modules table. @return how many were found.
+    int selectModules(const QStringList& modules);
+
+  Q_SIGNALS:
+    /// The user clicked a lint finding that concerns @p modules.
+    void lintModulesActivated(const QStringList& modules);
+    void statusMessage(const QString& message);
+
+  private:
+    void onPlanChanged();
+    void onEditsChanged();
+
+    PlanController* m_controller;
+    QComboBox* m_preset;
+    QLabel* m_presetDescription;
+    QLabel* m_targetLayersLabel;
+    QSpinBox* m_targetLayers;
+    PlanEntryEditor* m_targets;
+    PlanEntryEditor* m_ignore;
+    PlanModuleModel* m_modules;
+    QSortFilterProxyModel* m_modulesProxy;
+    QTableView* m_modulesView;
+    LintModel* m_lint;
+    QTableView* m_lintView;
+    QLabel* m_errors;
+    SummaryBar* m_summary;
+};
+
+} // namespace spark
