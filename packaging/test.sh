@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packaging/install-deps.sh
+# The CUDA backend is built whenever the toolkit is installed (SPARK_CUDA=AUTO), so it never rots;
+# /usr/local/cuda is the toolkit's standard location even when it is not on PATH.
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="$PATH:/usr/local/cuda/bin"
+fi
 cmake --preset dev
 cmake --build --preset dev -j "${SPARK_JOBS:-$(nproc)}"
 export QT_QPA_PLATFORM=offscreen

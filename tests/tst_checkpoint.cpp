@@ -87,7 +87,7 @@ class TestCheckpoint : public QObject
 void TestCheckpoint::singleFileRoundTrip()
 {
     QTemporaryDir dir;
-    const auto out = tempPath(dir) / "out";
+    const auto out = tempPath(dir) / "not" / "yet" / "out"; // missing parents are created
     {
         StagingDirectory staging(out, {});
         const auto result = writeSafetensorsShards(staging.path(), sampleTensors());

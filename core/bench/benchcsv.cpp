@@ -173,7 +173,10 @@ BenchImport parseBenchCsv(std::string_view text, const std::string& file, const 
                                                       "num_prompts"};
 
     for (std::size_t r = 1; r < rows.size(); ++r) {
-        const auto& [line, fields] = rows[r];
+        // Plain copies: lambdas below capture the line, and C++20 compilers before clang 16 cannot
+        // capture structured bindings.
+        const auto line = rows[r].first;
+        const auto& fields = rows[r].second;
         if (fields.size() != header.size()) {
             throw BenchError(file, line,
                              "expected " + std::to_string(header.size()) + " fields as in the header, got " +

@@ -63,9 +63,10 @@ StagingDirectory::StagingDirectory(fs::path destination, const std::vector<fs::p
         }
     }
     const auto parent = m_destination.parent_path();
-    if (!fs::is_directory(parent, ec)) {
+    // Like `mkdir -p` for the folders above the output; the output itself appears only on commit.
+    if (!fs::is_directory(parent, ec) && !fs::create_directories(parent, ec)) {
         throw IoError(IoErrorKind::FileSystem, label,
-                      "parent folder '" + parent.string() + "' does not exist");
+                      "cannot create the parent folder '" + parent.string() + "': " + ec.message());
     }
     std::random_device random;
     for (int attempt = 0; attempt < 16 && m_staging.empty(); ++attempt) {
