@@ -13,8 +13,6 @@
 #include "views/benchplotqcp.h"
 
 #include <QApplication>
-#include <QFileInfo>
-#include <QSvgGenerator>
 #endif
 
 #include <cstdlib>
@@ -42,23 +40,6 @@ void writePlot(const BenchReport& report, const std::string& path)
     plot.resize(kWidth, kHeight);
     BenchPlot::populateOverview(plot, report);
     const auto file = QString::fromStdString(path);
-    if (QFileInfo(file).suffix().compare(QLatin1String("svg"), Qt::CaseInsensitive) == 0) {
-        QSvgGenerator svg;
-        svg.setFileName(file);
-        svg.setSize(QSize(kWidth, kHeight));
-        svg.setViewBox(QRect(0, 0, kWidth, kHeight));
-        svg.setTitle(QStringLiteral("Sparkulator benchmark report"));
-        QCPPainter painter;
-        if (!painter.begin(&svg)) {
-            throw std::runtime_error("cannot write " + path);
-        }
-        plot.toPainter(&painter, kWidth, kHeight);
-        painter.end();
-        if (!QFileInfo(file).exists() || QFileInfo(file).size() == 0) {
-            throw std::runtime_error("cannot write " + path);
-        }
-        return;
-    }
     QString error;
     if (!BenchPlot::save(plot, file, kWidth, kHeight, &error)) {
         throw std::runtime_error(error.toStdString());

@@ -2,6 +2,7 @@
 
 #include "core/bench/bencherror.h"
 #include "core/bench/nonfinitejson.h"
+#include "core/bench/textlines.h"
 #include "core/bench/vllmresult.h"
 #include "core/io/strictjson.h"
 
@@ -108,14 +109,7 @@ BenchImport parseLlamaBench(std::string_view text, const std::string& file, cons
         }
     } else {
         int lineNo = 0;
-        std::size_t start = 0;
-        while (start < text.size()) {
-            auto end = text.find('\n', start);
-            if (end == std::string_view::npos) {
-                end = text.size();
-            }
-            const auto line = text.substr(start, end - start);
-            start = end + 1;
+        for (const auto line : splitLines(text)) {
             ++lineNo;
             if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
                 continue;

@@ -1,6 +1,7 @@
 #include "core/bench/prometheustext.h"
 
 #include "core/bench/bencherror.h"
+#include "core/bench/textlines.h"
 #include "core/bench/vllmresult.h"
 
 #include <algorithm>
@@ -236,14 +237,7 @@ PromSnapshot parsePrometheusText(std::string_view text, const std::string& file)
     std::map<std::pair<std::string, PromLabels>, int> seen;
     bool eof = false;
     int lineNo = 0;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        auto end = text.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = text.size();
-        }
-        std::string_view raw = text.substr(start, end - start);
-        start = end + 1;
+    for (std::string_view raw : splitLines(text)) {
         ++lineNo;
         // Leading and trailing whitespace is ignored (a CRLF file only adds a trailing \r).
         while (!raw.empty() && (isBlank(raw.back()) || raw.back() == '\r')) {

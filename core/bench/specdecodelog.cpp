@@ -2,6 +2,7 @@
 
 #include "core/bench/bencherror.h"
 #include "core/bench/prometheustext.h"
+#include "core/bench/textlines.h"
 #include "core/bench/vllmresult.h"
 
 #include <cmath>
@@ -31,14 +32,7 @@ SpecDecodeLog parseSpecDecodeLog(std::string_view text, const std::string& file,
         R"(Per-position acceptance rate:\s*((?:[0-9.]+|nan)(?:\s*,\s*(?:[0-9.]+|nan))*))");
     SpecDecodeLog log;
     int lineNo = 0;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        auto end = text.find('\n', start);
-        if (end == std::string_view::npos) {
-            end = text.size();
-        }
-        const auto line = text.substr(start, end - start);
-        start = end + 1;
+    for (const auto line : splitLines(text)) {
         ++lineNo;
         const auto at = line.find(kMarker);
         if (at == std::string_view::npos) {
