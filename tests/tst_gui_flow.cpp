@@ -16,10 +16,13 @@
 #include "views/plantab.h"
 #include "views/screenshot.h"
 #include "views/summarybar.h"
+#include "views/tensorcolumns.h"
 #include "views/tensorerrorsection.h"
 #include "views/tensorfilterproxymodel.h"
 #include "views/tensorplansection.h"
 #include "views/tensorsview.h"
+#include "views/tensortablemodel.h"
+#include "views/tensortreemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -215,6 +218,49 @@ class TestGuiFlow : public QObject
         QVERIFY(QSignalSpy(window.planController(), &PlanController::planChanged).wait(2000));
         QVERIFY(window.currentPlan());
         QVERIFY(plan->errorText().isEmpty());
+    }
+
+    void tensorsViewCheckboxTogglesModule()
+    {
+        MainWindow window(quiet());
+        QVERIFY(openAndWait(window, m_draft));
+        QString module;
+        QString weight;
+        for (const auto& m : window.currentPlan()->modules) {
+            if (m.isLinear() && m.decision == PlanDecision::Quantize && m.fusedGroup.empty()) {
+                module = QString::fromStdString(m.name);
+                weight = QString::fromStdString(m.weightTensor);
+                break;
+            }
+        }
+        QVERIFY(!module.isEmpty());
+
+        // Flat list: the weight's decision cell is a checked checkbox; unchecking it edits the plan.
+        TensorTableModel* flat = window.tensorsView()->flatModel();
+        const QModelIndex flatCell = flat->indexOfTensor(weight).siblingAtColumn(TensorColumns::Decision);
+        QVERIFY(flat->flags(flatCell) & Qt::ItemIsUserCheckable);
+        QCOMPARE(flat->data(flatCell, Qt::CheckStateRole).toInt(), static_cast<int>(Qt::Checked));
+        QSignalSpy planChanged(&window, &MainWindow::planChanged);
+        flat->setData(flatCell, Qt::Unchecked, Qt::CheckStateRole);
+        QVERIFY(planChanged.count() > 0);
+        QCOMPARE(window.currentPlan()->findModule(module.toStdString())->decision, PlanDecision::Keep);
+        QCOMPARE(flat->data(flatCell, Qt::CheckStateRole).toInt(), static_cast<int>(Qt::Unchecked));
+
+        // Tree: the module row carries the checkbox (its tensors do not); checking it quantizes again.
+        TensorTreeModel* tree = window.tensorsView()->treeModel();
+        const QModelIndex tensorIndex = tree->indexOfTensor(weight);
+        QVERIFY(
+            !(tree->flags(tensorIndex.siblingAtColumn(TensorColumns::Decision)) & Qt::ItemIsUserCheckable));
+        const QModelIndex moduleCell = tensorIndex.parent().siblingAtColumn(TensorColumns::Decision);
+        QCOMPARE(tree->data(moduleCell, Qt::CheckStateRole).toInt(), static_cast<int>(Qt::Unchecked));
+        tree->setData(moduleCell, Qt::Checked, Qt::CheckStateRole);
+        QCOMPARE(window.currentPlan()->findModule(module.toStdString())->decision, PlanDecision::Quantize);
+        QCOMPARE(tree->data(moduleCell, Qt::CheckStateRole).toInt(), static_cast<int>(Qt::Checked));
+
+        // Norms and buffers have no checkbox.
+        const QModelIndex norm =
+            flat->indexOfTensor(QStringLiteral("norm.weight")).siblingAtColumn(TensorColumns::Decision);
+        QVERIFY(!(flat->flags(norm) & Qt::ItemIsUserCheckable));
     }
 
     void lintClickSelectsModules()

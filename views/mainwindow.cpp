@@ -233,6 +233,12 @@ void MainWindow::createAnalysisAndPlan()
     connect(m_planTab, &PlanTab::statusMessage, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     connect(m_planTab, &PlanTab::lintModulesActivated, m_tensorsView, &TensorsView::selectModules);
+    // The Tensors tab's decision checkboxes edit the plan's entries exactly like the Plan tab's.
+    connect(m_tensorsView, &TensorsView::decisionToggleRequested, this, [this](const QString& module) {
+        QString message;
+        m_planController->toggleModule(module, &message);
+        statusBar()->showMessage(message, 8000);
+    });
     connect(m_planController, &PlanController::planChanged, this, &MainWindow::planChanged);
     connect(m_planController, &PlanController::editsChanged, this, &MainWindow::planChanged);
 }

@@ -151,6 +151,14 @@ QVariant TensorColumns::analysisDisplay(const TensorRowResult* analysis, int col
     }
 }
 
+QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRowResult* analysis)
+{
+    if (row.role != TensorRole::Linear || !analysis || analysis->decision.isEmpty()) {
+        return {};
+    }
+    return analysis->decision == QStringLiteral("keep") ? Qt::Unchecked : Qt::Checked;
+}
+
 QVariant TensorColumns::analysisSortKey(const TensorRowResult* analysis, int column)
 {
     if (!analysis) {

@@ -39,6 +39,9 @@ class TensorColumns
     /// @brief Display text of an analysis cell alone (decision, rel. error, max error).
     static QVariant analysisDisplay(const TensorRowResult* analysis, int column);
     static QVariant analysisSortKey(const TensorRowResult* analysis, int column);
+    /// @brief The decision checkbox of a Linear weight the plan has decided on (checked: quantized);
+    /// an invalid QVariant for everything else. Toggling it asks the plan to flip the module.
+    static QVariant decisionCheckState(const TensorRow& row, const TensorRowResult* analysis);
 };
 
 } // namespace spark

@@ -34,6 +34,8 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_flat(new TensorTableModel(this)),
       m_tree(new TensorTreeModel(this)), m_proxy(new TensorFilterProxyModel(this))
 {
+    connect(m_flat, &TensorTableModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
+    connect(m_tree, &TensorTreeModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("tensorFilter"));
     m_filter->setPlaceholderText(tr("Filter tensors by name (Ctrl+F)"));

@@ -59,6 +59,8 @@ class TensorsView : public QWidget
   Q_SIGNALS:
     /// The current tensor changed (empty when none). Later panels (lint, histograms) follow this.
     void currentTensorChanged(const QString& name);
+    /// The decision checkbox of @p module was toggled in either model; the plan decides what changes.
+    void decisionToggleRequested(const QString& module);
     void groupedChanged(bool grouped);
 
   private:

@@ -98,9 +98,33 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         return static_cast<int>(TensorColumns::TensorNode);
     case TensorColumns::RowRole:
         return index.row();
+    case Qt::CheckStateRole:
+        return column == TensorColumns::Decision
+                   ? TensorColumns::decisionCheckState(row, analysisOf(index.row()))
+                   : QVariant();
     default:
         return {};
     }
+}
+
+Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
+{
+    auto flags = QAbstractTableModel::flags(index);
+    if (index.isValid() && index.column() == TensorColumns::Decision &&
+        data(index, Qt::CheckStateRole).isValid()) {
+        flags |= Qt::ItemIsUserCheckable;
+    }
+    return flags;
+}
+
+bool TensorTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
+{
+    if (role != Qt::CheckStateRole || !(flags(index) & Qt::ItemIsUserCheckable) ||
+        value == data(index, Qt::CheckStateRole)) {
+        return false;
+    }
+    Q_EMIT decisionToggleRequested(m_snapshot->rows[static_cast<std::size_t>(index.row())].module);
+    return false;
 }
 
 QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const

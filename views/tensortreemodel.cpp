@@ -218,6 +218,27 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const
     return node ? nodeData(*node, index.column(), role) : QVariant();
 }
 
+Qt::ItemFlags TensorTreeModel::flags(const QModelIndex& index) const
+{
+    auto flags = QAbstractItemModel::flags(index);
+    if (index.isValid() && index.column() == TensorColumns::Decision &&
+        data(index, Qt::CheckStateRole).isValid()) {
+        flags |= Qt::ItemIsUserCheckable;
+    }
+    return flags;
+}
+
+bool TensorTreeModel::setData(const QModelIndex& index, const QVariant& value, int role)
+{
+    const Node* node = nodeOf(index);
+    if (role != Qt::CheckStateRole || !node || !(flags(index) & Qt::ItemIsUserCheckable) ||
+        value == data(index, Qt::CheckStateRole)) {
+        return false;
+    }
+    Q_EMIT decisionToggleRequested(m_snapshot->rows[static_cast<std::size_t>(node->tensorRow)].module);
+    return false;
+}
+
 QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
 {
     const bool isTensor = node.kind == TensorColumns::TensorNode;
@@ -234,6 +255,15 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
         return column == TensorColumns::Name ? QVariant(node.fullName) : QVariant();
     case Qt::TextAlignmentRole:
         return TensorColumns::isNumeric(column) ? rightAligned() : QVariant();
+    case Qt::CheckStateRole:
+        // On the module row (decisions are per module), and on a lone tensor row in flat lists.
+        if (column != TensorColumns::Decision || !(isModule || isTensor) || node.tensorRow < 0 ||
+            (isTensor && node.parent >= 0 &&
+             m_nodes[static_cast<std::size_t>(node.parent)].kind == TensorColumns::ModuleNode)) {
+            return {};
+        }
+        return TensorColumns::decisionCheckState(rows[static_cast<std::size_t>(node.tensorRow)],
+                                                 analysisOf(node.tensorRow));
     case Qt::FontRole:
         if (node.kind == TensorColumns::GroupNode && column == TensorColumns::Name) {
             // Layers stand out from the modules listed under them.

@@ -34,6 +34,14 @@ class TensorTreeModel : public QAbstractItemModel
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    /// @brief Toggling a decision checkbox only asks (decisionToggleRequested): the plan decides, and its
+    /// new decisions come back through updateAnalysis().
+    bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+
+  Q_SIGNALS:
+    /// The user toggled the decision checkbox of @p module ("layers.0.mlp.down_proj").
+    void decisionToggleRequested(const QString& module);
 
   private:
     struct Node
