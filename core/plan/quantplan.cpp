@@ -199,7 +199,9 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
     }
     static const FusedMapping noMapping;
     std::vector<std::string> shapeKept, rawKept, rawForced, rawQuantized;
-    for (const auto& [layer, members] : units) {
+    for (const auto& [layer, unitMembers] : units) {
+        // A plain reference: the lambdas below capture it (clang < 16 cannot capture structured bindings).
+        const auto& members = unitMembers;
         const auto& lead = plan.modules[members.front()];
         std::vector<std::string> names;
         for (const auto i : members) {
