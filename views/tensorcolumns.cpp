@@ -159,6 +159,21 @@ QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRow
     return analysis->decision == QStringLiteral("keep") ? Qt::Unchecked : Qt::Checked;
 }
 
+Qt::ItemFlags TensorColumns::decisionFlags(Qt::ItemFlags base, const QModelIndex& index)
+{
+    if (index.isValid() && index.column() == Decision && index.data(Qt::CheckStateRole).isValid()) {
+        base |= Qt::ItemIsUserCheckable;
+    }
+    return base;
+}
+
+bool TensorColumns::isDecisionToggle(const QModelIndex& index, const QVariant& value, int role)
+{
+    const QVariant current = index.data(Qt::CheckStateRole);
+    return role == Qt::CheckStateRole && index.isValid() && index.column() == Decision && current.isValid() &&
+           value != current;
+}
+
 QVariant TensorColumns::analysisSortKey(const TensorRowResult* analysis, int column)
 {
     if (!analysis) {

@@ -3,6 +3,7 @@
 #include "views/tensorrow.h"
 #include "views/tensorrowresult.h"
 
+#include <QModelIndex>
 #include <QVariant>
 #include <Qt>
 
@@ -42,6 +43,10 @@ class TensorColumns
     /// @brief The decision checkbox of a Linear weight the plan has decided on (checked: quantized);
     /// an invalid QVariant for everything else. Toggling it asks the plan to flip the module.
     static QVariant decisionCheckState(const TensorRow& row, const TensorRowResult* analysis);
+    /// @brief @p base plus ItemIsUserCheckable when @p index is a decision cell with a checkbox.
+    static Qt::ItemFlags decisionFlags(Qt::ItemFlags base, const QModelIndex& index);
+    /// @brief True when setData(@p value, @p role) on @p index is a user toggle of a decision checkbox.
+    static bool isDecisionToggle(const QModelIndex& index, const QVariant& value, int role);
 };
 
 } // namespace spark

@@ -109,18 +109,12 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
 
 Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
 {
-    auto flags = QAbstractTableModel::flags(index);
-    if (index.isValid() && index.column() == TensorColumns::Decision &&
-        data(index, Qt::CheckStateRole).isValid()) {
-        flags |= Qt::ItemIsUserCheckable;
-    }
-    return flags;
+    return TensorColumns::decisionFlags(QAbstractTableModel::flags(index), index);
 }
 
 bool TensorTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
-    if (role != Qt::CheckStateRole || !(flags(index) & Qt::ItemIsUserCheckable) ||
-        value == data(index, Qt::CheckStateRole)) {
+    if (!TensorColumns::isDecisionToggle(index, value, role)) {
         return false;
     }
     Q_EMIT decisionToggleRequested(m_snapshot->rows[static_cast<std::size_t>(index.row())].module);

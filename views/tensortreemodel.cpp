@@ -220,19 +220,13 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const
 
 Qt::ItemFlags TensorTreeModel::flags(const QModelIndex& index) const
 {
-    auto flags = QAbstractItemModel::flags(index);
-    if (index.isValid() && index.column() == TensorColumns::Decision &&
-        data(index, Qt::CheckStateRole).isValid()) {
-        flags |= Qt::ItemIsUserCheckable;
-    }
-    return flags;
+    return TensorColumns::decisionFlags(QAbstractItemModel::flags(index), index);
 }
 
 bool TensorTreeModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
     const Node* node = nodeOf(index);
-    if (role != Qt::CheckStateRole || !node || !(flags(index) & Qt::ItemIsUserCheckable) ||
-        value == data(index, Qt::CheckStateRole)) {
+    if (!node || !TensorColumns::isDecisionToggle(index, value, role)) {
         return false;
     }
     Q_EMIT decisionToggleRequested(m_snapshot->rows[static_cast<std::size_t>(node->tensorRow)].module);

@@ -3,6 +3,7 @@
 // ratios show how close the kernels come to the memory bound. With CUDA it also prints the kernel's
 // device-side GB/s against the device's own copy bandwidth (cudaMemcpy device-to-device).
 #include "args.h"
+#include "backendargs.h"
 #include "command.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
@@ -136,15 +137,7 @@ int runPerf(const std::vector<std::string>& argv)
         throw UsageError("--size must be in (0, 64] GiB");
     }
     const unsigned threads = resolveThreads(static_cast<int>(args.integer("threads", 0, 0, 4096)));
-    const auto requested = parseBackend(args.value("backend", "auto"));
-    if (!requested) {
-        throw UsageError("--backend must be auto, cpu or cuda");
-    }
-    std::string notice;
-    const auto backend = makeBackend(*requested, &notice);
-    if (!notice.empty()) {
-        std::cerr << notice << "\n";
-    }
+    const auto backend = backendFrom(args);
     const auto rows = std::max<std::size_t>(1, static_cast<std::size_t>(gib * (1ull << 30) / 2 / kCols));
     const std::uint64_t bytes = rows * kCols * 2;
     const QuantScheme scheme{4, 128};
