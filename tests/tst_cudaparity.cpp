@@ -2,7 +2,9 @@
 // statistics equal (histograms and counts exactly, float64 sums to 1e-12 relative), the same first
 // non-finite index. Tests that need a device QSKIP without one; backend selection and the CPU side of
 // the statistics contract run everywhere.
+#include "core/io/checkpoint.h"
 #include "core/io/safetensorsfile.h"
+#include "core/quant/analyzer.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/quanterror.h"
@@ -26,23 +28,12 @@ constexpr const char* kNoDevice =
     "no usable CUDA device (or a build without CUDA): CPU/CUDA parity not checked";
 
 /// The totals ErrorStatsAccumulator forms from per-row partials: rows reduced in row order.
-struct Totals
+struct Totals : kernels::ErrorTotals
 {
-    double sumW2 = 0, sumAbsW = 0, sumErr2 = 0, sumAbsErr = 0, sumErr2Exact = 0;
-    double maxAbsErr = 0;
-    std::uint64_t nonFinite = 0, epsScales = 0;
-
     explicit Totals(const std::vector<kernels::RowErrorPartials>& rows)
     {
         for (const auto& p : rows) {
-            sumW2 += p.sumW2;
-            sumAbsW += p.sumAbsW;
-            sumErr2 += p.sumErr2;
-            sumAbsErr += p.sumAbsErr;
-            sumErr2Exact += p.sumErr2Exact;
-            maxAbsErr = std::max(maxAbsErr, static_cast<double>(p.maxAbsErr));
-            nonFinite += p.dequantNonFinite;
-            epsScales += p.epsScales;
+            add(p);
         }
     }
     double relErr() const { return std::sqrt(sumErr2) / std::sqrt(sumW2); }
@@ -126,6 +117,7 @@ class TestCudaParity : public QObject
     void nonFinite_data();
     void nonFinite();
     void streamingChunks();
+    void analyzerOnBothBackends();
 
   private:
     /// Every comparison of one block: scales, packed words (fused and in two calls), statistics.
@@ -273,13 +265,59 @@ void TestCudaParity::compareAll(const WeightRows& rows, const QuantScheme& schem
     QCOMPARE(b.hist.absErr, a.hist.absErr);
     const Totals ta(a.perRow);
     const Totals tb(b.perRow);
-    QCOMPARE(tb.nonFinite, ta.nonFinite);
+    QCOMPARE(tb.dequantNonFinite, ta.dequantNonFinite);
     QCOMPARE(tb.epsScales, ta.epsScales);
     if (ta.sumW2 > 0) {
         QVERIFY2(closeRelative(tb.relErr(), ta.relErr()), qPrintable(describe(tb.relErr(), ta.relErr())));
         QVERIFY2(closeRelative(tb.relErrExactQs(), ta.relErrExactQs()),
                  qPrintable(describe(tb.relErrExactQs(), ta.relErrExactQs())));
     }
+}
+
+// analyze as the CLI and the GUI run it (checkpoint read in row blocks, statistics accumulated across
+// blocks) gives the same answer on either backend: exactly on the CPU whether or not the backend is
+// named, and within the documented float64 tolerance on CUDA, with identical histograms.
+void TestCudaParity::analyzerOnBothBackends()
+{
+    const auto checkpoint = Checkpoint::open(dataPath("golden/fixture"));
+    AnalyzeOptions options;
+    options.scheme = QuantScheme{4, 128};
+    options.chunkBytes = 4096; // several blocks per tensor
+    const auto reference = analyzeCheckpoint(checkpoint, options);
+    QVERIFY(!reference.empty());
+    const auto check = [&](const QuantBackend& backend, bool exact) {
+        options.backend = &backend;
+        const auto results = analyzeCheckpoint(checkpoint, options);
+        QCOMPARE(results.size(), reference.size());
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const auto& a = reference[i];
+            const auto& b = results[i];
+            QCOMPARE(b.name, a.name);
+            QCOMPARE(b.error, a.error);
+            QCOMPARE(b.stats.has_value(), a.stats.has_value());
+            if (!a.stats) {
+                continue;
+            }
+            QCOMPARE(b.stats->qHist, a.stats->qHist);
+            QCOMPARE(b.stats->weightHist.counts, a.stats->weightHist.counts);
+            QCOMPARE(b.stats->errorHist.counts, a.stats->errorHist.counts);
+            QVERIFY(b.stats->maxAbsErr == a.stats->maxAbsErr);
+            QVERIFY(b.stats->p95AbsErr == a.stats->p95AbsErr);
+            QCOMPARE(b.stats->dequantNonFinite, a.stats->dequantNonFinite);
+            QCOMPARE(b.stats->relErr.has_value(), a.stats->relErr.has_value());
+            if (a.stats->relErr) {
+                QVERIFY2(exact ? *b.stats->relErr == *a.stats->relErr
+                               : closeRelative(*b.stats->relErr, *a.stats->relErr),
+                         qPrintable(QString::fromStdString(a.name) + QStringLiteral(": ") +
+                                    describe(*b.stats->relErr, *a.stats->relErr)));
+            }
+        }
+    };
+    check(*m_cpu, true);
+    if (!m_cuda) {
+        QSKIP(kNoDevice);
+    }
+    check(*m_cuda, false);
 }
 
 void TestCudaParity::golden_data()

@@ -11,7 +11,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
 #include <sys/resource.h>
+#include <thread>
 
 using namespace spark;
 namespace fs = std::filesystem;
@@ -81,6 +83,7 @@ class TestExport : public QObject
     void verifyCatchesCorruption();
     void cancelLeavesNothing();
     void writeFailureLeavesNothing();
+    void interruptLeavesNothing();
     void refusesOutputInsideSource();
 };
 
@@ -277,6 +280,60 @@ void TestExport::writeFailureLeavesNothing()
     for (const auto& entry : fs::directory_iterator(dir.path().toStdString())) {
         QVERIFY2(entry.path().filename() == "src", entry.path().c_str());
     }
+}
+
+void TestExport::interruptLeavesNothing()
+{
+    // Ctrl-C in a terminal sends SIGINT to the CLI mid-export. The draft gets one large weight so the
+    // export runs long enough to be caught while it writes.
+    QTemporaryDir dir;
+    auto draft = describeDemoDraft("glm-dspark", DemoScale::Tiny);
+    auto big = std::find_if(draft.tensors.begin(), draft.tensors.end(),
+                            [](const TensorSpec& t) { return t.name.ends_with("mlp.down_proj.weight"); });
+    QVERIFY(big != draft.tensors.end());
+    big->shape[0] *= 256; // 64 MiB of bf16
+    const auto src = fs::path(dir.path().toStdString()) / "src";
+    writeDemoDraft(draft, src, {});
+    const auto sourceBytes = test::readFile(src / "model.safetensors");
+    const auto out = fs::path(dir.path().toStdString()) / "out";
+
+    QProcess process;
+    process.start(QStringLiteral(SPARK_CLI_PATH),
+                  {QStringLiteral("quantize"), QString::fromStdString(src.string()), QStringLiteral("--out"),
+                   QString::fromStdString(out.string()), QStringLiteral("--threads"), QStringLiteral("1")});
+    QVERIFY(process.waitForStarted());
+    const auto stagingFolder = [&]() -> std::optional<fs::path> {
+        for (const auto& entry : fs::directory_iterator(dir.path().toStdString())) {
+            if (entry.path().filename() != "src") {
+                return entry.path();
+            }
+        }
+        return std::nullopt;
+    };
+    // Stop the process as soon as it has started writing, so the signal certainly lands before the
+    // rename that would publish the output.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!stagingFolder() && process.state() == QProcess::Running &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    const auto pid = static_cast<pid_t>(process.processId());
+    QVERIFY2(pid > 0 && ::kill(pid, SIGSTOP) == 0, "the export finished before it could be interrupted");
+    const auto staging = stagingFolder();
+    QVERIFY(staging.has_value());
+    QVERIFY2(!fs::exists(out), "the output was published before the interrupt");
+    QCOMPARE(::kill(pid, SIGINT), 0);
+    QCOMPARE(::kill(pid, SIGCONT), 0);
+    QVERIFY(process.waitForFinished(120000));
+
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit); // handled, not killed by the signal
+    QCOMPARE(process.exitCode(), 2);
+    const auto err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.contains(QStringLiteral("cancelled")), qPrintable(err));
+    QVERIFY(!fs::exists(out));
+    QVERIFY2(!fs::exists(*staging), staging->c_str());
+    QVERIFY(!stagingFolder().has_value());
+    QVERIFY(test::readFile(src / "model.safetensors") == sourceBytes);
 }
 
 void TestExport::refusesOutputInsideSource()

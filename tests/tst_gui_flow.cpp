@@ -3,6 +3,7 @@
 // blocks export → undo restores; plus the screenshot of the Plan tab after analysis.
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
+#include "core/quant/quantbackend.h"
 #include "views/analysisjob.h"
 #include "views/analysispanel.h"
 #include "views/document.h"
@@ -135,6 +136,9 @@ class TestGuiFlow : public QObject
 
         // Analyze with F5: every eligible tensor gets a rel. error, streamed while the job runs.
         AnalysisPanel* analysis = window.analysisPanel();
+        // CPU always; CUDA only where a device can run it (the job then computes there).
+        QCOMPARE(analysis->backendBox()->itemData(0).toString(), QStringLiteral("cpu"));
+        QCOMPARE(analysis->backendBox()->count(), cudaAvailable() ? 2 : 1);
         QSignalSpy finished(analysis, &AnalysisPanel::finished);
         QSignalSpy streamed(analysis, &AnalysisPanel::tensorAnalyzed);
         QAction* analyze = action(window, "analyzeAction");

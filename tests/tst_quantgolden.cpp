@@ -2,6 +2,7 @@
 // weight_packed / weight_scale / weight_shape byte for byte, and the error statistics of expected.json.
 #include "core/io/checkpoint.h"
 #include "core/quant/errorstats.h"
+#include "core/quant/quantbackend.h"
 #include "core/quant/rtn.h"
 #include "quanttesthelpers.h"
 #include "testsupport.h"
@@ -176,6 +177,24 @@ void TestQuantGolden::analyzeCliOptions()
     const auto missing = runCli({"analyze", dataPath("golden/no-such-folder").string()});
     QCOMPARE(missing.exitCode, 2);
     QVERIFY(!missing.err.empty());
+
+    const auto cpu = runCli({"analyze", fixture, "--json", "--backend", "cpu"});
+    QCOMPARE(cpu.exitCode, 0);
+    QCOMPARE(nlohmann::json::parse(cpu.out)["backend"].get<std::string>(), std::string("cpu"));
+    const auto unknown = runCli({"analyze", fixture, "--backend", "gpu"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.find("--backend must be auto, cpu or cuda") != std::string::npos,
+             unknown.err.c_str());
+    if (!cudaAvailable()) {
+        // Asked for explicitly, a missing device is an error; auto falls back with a notice.
+        const auto cuda = runCli({"analyze", fixture, "--backend", "cuda"});
+        QCOMPARE(cuda.exitCode, 2);
+        QVERIFY2(cuda.err.find("CUDA backend requested but") != std::string::npos, cuda.err.c_str());
+        const auto automatic = runCli({"analyze", fixture, "--json"});
+        QCOMPARE(automatic.exitCode, 0);
+        QVERIFY2(automatic.err.find("using the CPU backend") != std::string::npos, automatic.err.c_str());
+        QCOMPARE(nlohmann::json::parse(automatic.out)["backend"].get<std::string>(), std::string("cpu"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestQuantGolden)

@@ -17,7 +17,8 @@ namespace {
 // QFuture progress is an int: report in units of 1/kProgressScale of the bytes.
 constexpr int kProgressScale = 10000;
 
-void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint, const QuantScheme& scheme)
+void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint, const QuantScheme& scheme,
+                const QuantBackend& backend)
 {
     std::uint64_t total = 0;
     for (const auto& t : checkpoint.tensors()) {
@@ -26,6 +27,7 @@ void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoi
     promise.setProgressRange(0, kProgressScale);
     AnalyzeOptions options;
     options.scheme = scheme;
+    options.backend = &backend;
     std::vector<std::byte> buffer;
     std::uint64_t done = 0;
     for (const auto& t : checkpoint.tensors()) {
@@ -74,8 +76,11 @@ AnalysisJob::~AnalysisJob()
     m_future.cancel();
 }
 
-int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const QuantScheme& scheme)
+int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const QuantScheme& scheme,
+                       Backend backend)
 {
+    // Made here so that a device that cannot start is reported before anything runs.
+    std::shared_ptr<const QuantBackend> engine = makeBackend(backend);
     if (m_running) {
         cancel();
     }
@@ -114,10 +119,10 @@ int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const Quant
         m_running = false;
         Q_EMIT finished(false);
     });
-    m_future =
-        QtConcurrent::run([checkpoint = std::move(checkpoint), scheme](QPromise<TensorQuantResult>& promise) {
-            analyzeAll(promise, *checkpoint, scheme);
-        });
+    m_future = QtConcurrent::run([checkpoint = std::move(checkpoint), scheme,
+                                  engine = std::move(engine)](QPromise<TensorQuantResult>& promise) {
+        analyzeAll(promise, *checkpoint, scheme, *engine);
+    });
     watcher->setFuture(m_future);
     return count;
 }

@@ -1,6 +1,7 @@
-// `analyze PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--json]`: what RTN would cost in
-// accuracy for every eligible weight, without writing anything.
+// `analyze PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--backend auto|cpu|cuda] [--json]`: what
+// RTN would cost in accuracy for every eligible weight, without writing anything.
 #include "args.h"
+#include "backendargs.h"
 #include "command.h"
 #include "core/quant/analyzer.h"
 #include "format.h"
@@ -64,7 +65,7 @@ nlohmann::ordered_json statsJson(const TensorAnalysis& a)
 
 int runAnalyze(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"json"}, {"bits", "group", "threads"});
+    const Args args(argv, {"json"}, {"bits", "group", "threads", "backend"});
     args.expectPositional(1);
     AnalyzeOptions options;
     options.scheme.bits = static_cast<int>(args.integer("bits", 4, 4, 8));
@@ -74,6 +75,8 @@ int runAnalyze(const std::vector<std::string>& argv)
         throw UsageError("--bits must be 4 or 8 and --group 32, 64, 128 or -1");
     }
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
+    const auto backend = backendFrom(args);
+    options.backend = backend.get();
     const auto results = analyzeCheckpoint(checkpoint, options, stderrProgress("analyze"));
 
     std::vector<std::string> errors;
@@ -85,6 +88,7 @@ int runAnalyze(const std::vector<std::string>& argv)
     if (args.flag("json")) {
         nlohmann::ordered_json out;
         out["path"] = checkpoint.folder().string();
+        out["backend"] = backendName(backend->kind());
         out["scheme"] = {{"bits", options.scheme.bits},
                          {"group_size", options.scheme.groupSize},
                          {"symmetric", true},

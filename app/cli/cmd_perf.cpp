@@ -7,7 +7,6 @@
 #include "command.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
-#include "core/quant/rtn.h"
 #include "core/quant/rtnkernels.h"
 #include "core/util/parallel.h"
 #include "format.h"
@@ -157,45 +156,33 @@ int runPerf(const std::vector<std::string>& argv)
     const double file = measureFileRead(raw, bytes);
     std::cout << "file read (pread, warm cache): " << formatFixed(file, 2) << " GB/s\n";
 
-    if (backend->kind() == Backend::Cuda) {
+    const bool cuda = backend->kind() == Backend::Cuda;
+    if (cuda) {
         std::cout << "backend: " << backend->description() << "\n";
-        const double analyze = gbPerSecond(bytes, bestSeconds([&] {
-                                               std::vector<kernels::RowErrorPartials> perRow(rows);
-                                               kernels::StatsHistograms hist;
-                                               backend->errorStatsRows(weights, scheme, perRow.data(), hist);
-                                               sink = sink + hist.q[0];
-                                           }));
-        std::cout << ratioLine("analyze (cuda, end to end)", analyze, memory, file) << "\n";
-        std::vector<std::byte> scales(rows * scheme.groupsPerRow(kCols) * 2);
-        std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(kCols));
-        const double quantize = gbPerSecond(
-            bytes,
-            bestSeconds([&] { backend->quantizeBlock(weights, scheme, scales.data(), packed.data()); }));
-        std::cout << ratioLine("quantize+pack (cuda, end to end)", quantize, memory, file) << "\n";
+    }
+    const double analyze = gbPerSecond(bytes, bestSeconds([&] {
+                                           ErrorStatsAccumulator acc(scheme, rows, kCols);
+                                           acc.addRows(weights, threads, backend.get());
+                                           sink = sink + acc.result().qHist[0];
+                                       }));
+    std::cout << ratioLine(cuda ? "analyze (cuda, end to end)" : "analyze", analyze, memory, file) << "\n";
+
+    std::vector<std::byte> scales(rows * scheme.groupsPerRow(kCols) * 2);
+    std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(kCols));
+    const double quantize = gbPerSecond(
+        bytes,
+        bestSeconds([&] { backend->quantizeBlock(weights, scheme, scales.data(), packed.data(), threads); }));
+    std::cout << ratioLine(cuda ? "quantize+pack (cuda, end to end)" : "quantize+pack", quantize, memory,
+                           file)
+              << "\n";
+    if (cuda) {
         const auto device = cudaKernelBenchmark(weights, scheme, kRepeats);
         std::cout << "cuda kernel quantize+pack: " << formatFixed(device.kernelInputGBs, 1)
                   << " GB/s of weights (" << formatFixed(device.kernelTrafficGBs, 1)
                   << " GB/s traffic = " << formatFixed(device.kernelTrafficGBs / device.copyTrafficGBs, 2)
                   << " of the device copy bandwidth " << formatFixed(device.copyTrafficGBs, 1)
                   << " GB/s, cudaMemcpy device-to-device)\n";
-        return kExitOk;
     }
-
-    const double analyze = gbPerSecond(bytes, bestSeconds([&] {
-                                           ErrorStatsAccumulator acc(scheme, rows, kCols);
-                                           acc.addRows(weights, threads);
-                                           sink = sink + acc.result().qHist[0];
-                                       }));
-    std::cout << ratioLine("analyze", analyze, memory, file) << "\n";
-
-    std::vector<std::byte> scales(rows * scheme.groupsPerRow(kCols) * 2);
-    std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(kCols));
-    const double quantize =
-        gbPerSecond(bytes, bestSeconds([&] {
-                        computeScales(weights, scheme, scales.data(), threads);
-                        quantizeRows(weights, scheme, scales.data(), packed.data(), threads);
-                    }));
-    std::cout << ratioLine("quantize+pack", quantize, memory, file) << "\n";
     return kExitOk;
 }
 

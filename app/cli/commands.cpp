@@ -24,7 +24,8 @@ const std::vector<Command>& commands()
          runDemo},
         {"inspect", "list every tensor of a checkpoint (header only)", "PATH [--json]", runInspect},
         {"analyze", "per-tensor quantization error of RTN, without writing anything",
-         "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--json]", runAnalyze},
+         "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--backend auto|cpu|cuda] [--json]",
+         runAnalyze},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
          "PATH [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] [--group G] "
          "[--tp N] "

@@ -35,8 +35,10 @@ ProgressFn stderrProgress(std::string label)
     installInterruptHandler();
     const bool tty = ::isatty(STDERR_FILENO);
     auto lastDraw = std::make_shared<std::chrono::steady_clock::time_point>();
-    return [label = std::move(label), tty, lastDraw](std::uint64_t done, std::uint64_t total) {
-        if (tty) {
+    auto finished = std::make_shared<bool>(false);
+    return [label = std::move(label), tty, lastDraw, finished](std::uint64_t done, std::uint64_t total) {
+        // Work may report completion more than once (the exporter asks again before its final rename).
+        if (tty && !*finished) {
             const auto now = std::chrono::steady_clock::now();
             if (done == total || now - *lastDraw > std::chrono::milliseconds(100)) {
                 *lastDraw = now;
@@ -46,6 +48,7 @@ ProgressFn stderrProgress(std::string label)
                              "##############################", 30 - filled, "", 100.0 * fraction);
                 if (done == total) {
                     std::fputc('\n', stderr);
+                    *finished = true;
                 }
             }
         }

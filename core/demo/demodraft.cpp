@@ -398,7 +398,8 @@ void writeDemoDraft(const DemoDraft& draft, const std::filesystem::path& out, co
                                produceTensor(spec, draft, options.seed, threads, sink);
                            }});
     }
-    writeSafetensorsShards(staging.path(), std::move(planned), {options.maxShardBytes, options.progress});
+    const auto written =
+        writeSafetensorsShards(staging.path(), std::move(planned), {options.maxShardBytes, options.progress});
     writeTextFile(staging.path() / "config.json", draft.config.dump(2) + "\n");
     const std::string readme =
         "# Synthetic " + draft.arch +
@@ -407,7 +408,7 @@ void writeDemoDraft(const DemoDraft& draft, const std::filesystem::path& out, co
         "follow the real architecture, but the weights are random numbers with realistic\n"
         "statistics: this is not a trained model and must not be served.\n";
     writeTextFile(staging.path() / "README.md", readme);
-    staging.commit();
+    staging.commit([&] { return reportProgress(options.progress, written.totalSize, written.totalSize); });
 }
 
 } // namespace spark

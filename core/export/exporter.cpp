@@ -152,7 +152,8 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
     if (!options.modelCard.empty()) {
         writeTextFile(staging.path() / "README.md", options.modelCard);
     }
-    staging.commit();
+    // One last look at the cancel request: flushing gigabytes takes long enough for a Ctrl-C to arrive.
+    staging.commit([&] { return reportProgress(options.progress, result.bytesAfter, result.bytesAfter); });
     return result;
 }
 

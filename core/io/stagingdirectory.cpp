@@ -13,12 +13,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void fsyncPath(const fs::path& path)
+/// fsync of @p path; 0 or the errno of the failure.
+int fsyncPath(const fs::path& path)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
+    if (fd < 0) {
+        return errno;
+    }
+    const int err = ::fsync(fd) == 0 ? 0 : errno;
+    ::close(fd);
+    return err;
+}
+
+/// A staged file or folder that cannot be flushed is an error: on some filesystems (NFS, thin
+/// provisioning) a full disk or an I/O error only surfaces here. EINVAL means the filesystem has
+/// nothing to flush for it.
+void flushOrThrow(const fs::path& path)
+{
+    const int err = fsyncPath(path);
+    if (err != 0 && err != EINVAL) {
+        throw IoError(IoErrorKind::WriteFailed, path.string(),
+                      std::string("cannot flush to disk: ") + std::strerror(err));
     }
 }
 
@@ -90,13 +105,21 @@ StagingDirectory::~StagingDirectory()
     }
 }
 
-void StagingDirectory::commit()
+void StagingDirectory::commit(const std::function<bool()>& stillWanted)
 {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(m_staging, ec)) {
-        fsyncPath(entry.path());
+        flushOrThrow(entry.path());
     }
-    fsyncPath(m_staging);
+    if (ec) {
+        throw IoError(IoErrorKind::WriteFailed, m_staging.string(),
+                      "cannot list the staging folder: " + ec.message());
+    }
+    flushOrThrow(m_staging);
+    // Flushing a large output takes a while: a cancel that arrives meanwhile still wins.
+    if (stillWanted && !stillWanted()) {
+        throw IoError(IoErrorKind::Cancelled, m_destination.string(), "cancelled");
+    }
     if (fs::exists(m_destination, ec)) {
         fs::remove(m_destination, ec); // an empty folder (checked in the constructor)
     }
@@ -105,6 +128,7 @@ void StagingDirectory::commit()
                       std::string("cannot move the finished output into place: ") + std::strerror(errno));
     }
     m_committed = true;
+    // The output is in place; making the rename itself durable is best effort.
     fsyncPath(m_destination.parent_path());
 }
 

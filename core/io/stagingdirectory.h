@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 namespace spark {
@@ -21,7 +22,10 @@ class StagingDirectory
 
     const std::filesystem::path& path() const { return m_staging; }
     const std::filesystem::path& destination() const { return m_destination; }
-    void commit();
+    /// @brief fsyncs everything staged, then, unless @p stillWanted returns false (IoError Cancelled:
+    /// the staging folder is removed as usual), renames it into place. Throws IoError when a flush or
+    /// the rename fails.
+    void commit(const std::function<bool()>& stillWanted = {});
 
   private:
     std::filesystem::path m_destination;

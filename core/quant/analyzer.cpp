@@ -30,7 +30,7 @@ TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& te
         }
         file.read(tensor, first * rowBytes, std::span(buffer.data(), count * rowBytes));
         WeightRows block{tensor.dtype, buffer.data(), count, cols, first, tensor.name};
-        acc.addRows(block, options.threads);
+        acc.addRows(block, options.threads, options.backend);
         if (!reportProgress(progress, (first + count) * rowBytes, tensor.byteSize())) {
             throw IoError(IoErrorKind::Cancelled, file.path().string(), "cancelled", tensor.name);
         }

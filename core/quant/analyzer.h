@@ -16,6 +16,7 @@ struct AnalyzeOptions
     QuantScheme scheme;
     unsigned threads = 0;                           ///< 0 = every core
     std::size_t chunkBytes = std::size_t{32} << 20; ///< rows are read in blocks of about this size
+    const QuantBackend* backend = nullptr;          ///< where the statistics are computed; nullptr: the CPU
 };
 
 /// @brief The statistics of one weight, or why it has none (NaN/Inf: @ref error names the index).

@@ -1,16 +1,26 @@
 #include "core/quant/errorstats.h"
 
+#include "core/quant/quantbackend.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/statskernels.h"
-#include "core/util/parallel.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
-#include <mutex>
 
 namespace spark {
+
+namespace {
+
+/// Adds the first total.size() bins of a block's counts (the block's extra bins are always zero).
+void addCounts(std::vector<std::uint64_t>& total, const std::vector<std::uint32_t>& block)
+{
+    for (std::size_t i = 0; i < total.size() && i < block.size(); ++i) {
+        total[i] += block[i];
+    }
+}
+
+} // namespace
 
 ErrorStatsAccumulator::ErrorStatsAccumulator(const QuantScheme& scheme, std::uint64_t rows,
                                              std::uint64_t cols)
@@ -22,73 +32,35 @@ ErrorStatsAccumulator::ErrorStatsAccumulator(const QuantScheme& scheme, std::uin
     scheme.validate();
 }
 
-void ErrorStatsAccumulator::addRows(const WeightRows& rows, unsigned threads)
+void ErrorStatsAccumulator::addRows(const WeightRows& rows, unsigned threads, const QuantBackend* backend)
 {
     rows.validate(m_scheme);
     if (rows.cols != m_cols || rows.firstRow != m_rowsDone || m_rowsDone + rows.rowCount > m_rows) {
         throw QuantError(QuantErrorKind::BadShape, "row block does not continue the tensor",
                          std::string(rows.tensor));
     }
-    std::vector<kernels::RowErrorPartials> perRow(rows.rowCount);
-    std::atomic<std::size_t> firstBad{kernels::kNoIndex};
-    std::mutex mergeMutex;
-    // About 64 Ki elements per chunk, handed out dynamically; each worker keeps one set of counters
-    // for all its chunks and merges it once (integer counts commute, so merge order does not matter).
-    const std::size_t grain =
-        std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(rows.cols, 1));
-    const std::size_t chunks = (rows.rowCount + grain - 1) / grain;
-    const auto workers =
-        static_cast<unsigned>(std::min<std::size_t>(resolveThreads(static_cast<int>(threads)), chunks));
-    std::atomic<std::size_t> nextChunk{0};
-    const auto merge = [&](const kernels::StatsCounters& counters) {
-        std::lock_guard lock(mergeMutex);
-        counters.addTo(m_qHist.data(), m_weightHist.data(), m_errorHist.data(), m_absErrHist.data());
-    };
-    parallelFor(workers, 1, workers, [&](std::size_t, std::size_t) {
-        kernels::StatsCounters counters(m_scheme.bits);
-        for (;;) {
-            const std::size_t chunk = nextChunk.fetch_add(1);
-            if (chunk >= chunks) {
-                break;
-            }
-            const std::size_t begin = chunk * grain;
-            const std::size_t end = std::min(rows.rowCount, begin + grain);
-            WeightRows part = rows;
-            part.data = rows.row(begin);
-            part.rowCount = end - begin;
-            const std::size_t bad = kernels::errorStatsCount(part, m_scheme, perRow.data() + begin, counters);
-            if (bad != kernels::kNoIndex) {
-                const std::size_t flat = begin * rows.cols + bad;
-                std::size_t seen = firstBad.load();
-                while (flat < seen && !firstBad.compare_exchange_weak(seen, flat)) {
-                }
-                return; // the block throws; its counts are not needed
-            }
-            // 32-bit counters: merge long before any bin could wrap.
-            if (counters.elements >= (std::uint64_t{1} << 31)) {
-                merge(counters);
-                counters.clear();
-            }
+    const QuantBackend& engine = backend ? *backend : cpuBackend();
+    // The backends count in 32 bits: hand them at most 2^30 elements at a time.
+    const std::size_t maxRows =
+        std::max<std::size_t>(1, (std::size_t{1} << 30) / std::max<std::size_t>(rows.cols, 1));
+    std::vector<kernels::RowErrorPartials> perRow;
+    for (std::size_t begin = 0; begin < rows.rowCount; begin += maxRows) {
+        WeightRows part = rows;
+        part.data = rows.row(begin);
+        part.rowCount = std::min(maxRows, rows.rowCount - begin);
+        part.firstRow = rows.firstRow + begin;
+        perRow.assign(part.rowCount, {});
+        kernels::StatsHistograms counts;
+        engine.errorStatsRows(part, m_scheme, perRow.data(), counts, threads);
+        addCounts(m_qHist, counts.q);
+        addCounts(m_weightHist, counts.weight);
+        addCounts(m_errorHist, counts.error);
+        addCounts(m_absErrHist, counts.absErr);
+        for (const auto& row : perRow) {
+            m_totals.add(row);
         }
-        if (counters.elements > 0) {
-            merge(counters);
-        }
-    });
-    if (firstBad.load() != kernels::kNoIndex) {
-        rows.throwNonFinite(firstBad.load());
+        m_rowsDone += part.rowCount;
     }
-    // Row order, one row at a time: the float64 totals are the same for any split.
-    for (const auto& p : perRow) {
-        m_sumW2 += p.sumW2;
-        m_sumAbsW += p.sumAbsW;
-        m_sumErr2 += p.sumErr2;
-        m_sumAbsErr += p.sumAbsErr;
-        m_sumErr2Exact += p.sumErr2Exact;
-        m_maxAbsErr = std::max(m_maxAbsErr, static_cast<double>(p.maxAbsErr));
-        m_nonFinite += p.dequantNonFinite;
-        m_epsScales += p.epsScales;
-    }
-    m_rowsDone += rows.rowCount;
 }
 
 TensorErrorStats ErrorStatsAccumulator::result() const
@@ -97,25 +69,25 @@ TensorErrorStats ErrorStatsAccumulator::result() const
     s.rows = m_rows;
     s.cols = m_cols;
     s.groups = m_rows * m_scheme.groupsPerRow(static_cast<std::size_t>(m_cols));
-    s.epsScaleGroups = m_epsScales;
-    s.dequantNonFinite = m_nonFinite;
+    s.epsScaleGroups = m_totals.epsScales;
+    s.dequantNonFinite = m_totals.dequantNonFinite;
     const double n = static_cast<double>(m_rows * m_cols);
-    s.meanAbsW = n > 0 ? m_sumAbsW / n : 0.0;
-    const double normW = std::sqrt(m_sumW2);
+    s.meanAbsW = n > 0 ? m_totals.sumAbsW / n : 0.0;
+    const double normW = std::sqrt(m_totals.sumW2);
     if (normW > 0) {
-        s.relErrExactQs = std::sqrt(m_sumErr2Exact) / normW;
+        s.relErrExactQs = std::sqrt(m_totals.sumErr2Exact) / normW;
     }
-    if (m_nonFinite == 0 && n > 0) {
+    if (m_totals.dequantNonFinite == 0 && n > 0) {
         if (normW > 0) {
-            s.relErr = std::sqrt(m_sumErr2) / normW;
+            s.relErr = std::sqrt(m_totals.sumErr2) / normW;
         }
-        s.maxAbsErr = m_maxAbsErr;
-        s.meanAbsErr = m_sumAbsErr / n;
+        s.maxAbsErr = m_totals.maxAbsErr;
+        s.meanAbsErr = m_totals.sumAbsErr / n;
         if (s.meanAbsW > 0) {
             s.errOverMeanAbsW = *s.meanAbsErr / s.meanAbsW;
         }
-        if (m_sumErr2 > 0 && m_sumW2 > 0) {
-            s.snrDb = 10.0 * std::log10(m_sumW2 / m_sumErr2);
+        if (m_totals.sumErr2 > 0 && m_totals.sumW2 > 0) {
+            s.snrDb = 10.0 * std::log10(m_totals.sumW2 / m_totals.sumErr2);
         }
         // p95 by rank: the first log bin whose cumulative count reaches ceil(0.95 n).
         const auto rank = static_cast<std::uint64_t>(std::ceil(0.95 * n));
@@ -124,7 +96,8 @@ TensorErrorStats ErrorStatsAccumulator::result() const
             cumulative += m_absErrHist[b];
             if (cumulative >= rank) {
                 const auto upperBits = static_cast<std::uint32_t>((b + 1) << kernels::kAbsErrShift);
-                s.p95AbsErr = std::min(m_maxAbsErr, static_cast<double>(std::bit_cast<float>(upperBits)));
+                s.p95AbsErr =
+                    std::min(m_totals.maxAbsErr, static_cast<double>(std::bit_cast<float>(upperBits)));
                 break;
             }
         }
@@ -138,7 +111,8 @@ TensorErrorStats ErrorStatsAccumulator::result() const
     return s;
 }
 
-TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& scheme, unsigned threads)
+TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& scheme, unsigned threads,
+                                   const QuantBackend* backend)
 {
     // The accumulator expects blocks from row 0; a block that starts later is measured alone and its
     // errors are renamed with the block's own first row.
@@ -146,7 +120,7 @@ TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& sc
     whole.firstRow = 0;
     ErrorStatsAccumulator single(scheme, rows.rowCount, rows.cols);
     try {
-        single.addRows(whole, threads);
+        single.addRows(whole, threads, backend);
     } catch (const QuantError& e) {
         if (e.kind() == QuantErrorKind::NonFinite && e.index()) {
             rows.throwNonFinite(static_cast<std::size_t>(*e.index()));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/quant/statskernels.h"
 #include "core/quant/weightrows.h"
 
 #include <cstdint>
@@ -7,6 +8,8 @@
 #include <vector>
 
 namespace spark {
+
+class QuantBackend;
 
 /// @brief Counts over equal-width bins of [lo, hi); values outside land in the first/last bin.
 struct FixedHistogram
@@ -57,9 +60,10 @@ class ErrorStatsAccumulator
     /// Throws QuantError when the scheme is invalid.
     ErrorStatsAccumulator(const QuantScheme& scheme, std::uint64_t rows, std::uint64_t cols);
 
-    /// @brief Adds the next rows (rows.firstRow must continue where the last block ended).
-    /// Throws QuantError (NonFinite) with the tensor name and first bad flat index.
-    void addRows(const WeightRows& rows, unsigned threads = 1);
+    /// @brief Adds the next rows (rows.firstRow must continue where the last block ended), measured by
+    /// @p backend (nullptr: the CPU). Throws QuantError (NonFinite) with the tensor name and first bad
+    /// flat index; a CUDA failure is a std::runtime_error naming the tensor.
+    void addRows(const WeightRows& rows, unsigned threads = 1, const QuantBackend* backend = nullptr);
 
     std::uint64_t rowsDone() const { return m_rowsDone; }
     /// @brief The statistics; all rows must have been added.
@@ -70,15 +74,13 @@ class ErrorStatsAccumulator
     std::uint64_t m_rows;
     std::uint64_t m_cols;
     std::uint64_t m_rowsDone = 0;
-    double m_sumW2 = 0, m_sumAbsW = 0, m_sumErr2 = 0, m_sumAbsErr = 0, m_sumErr2Exact = 0;
-    double m_maxAbsErr = 0;
-    std::uint64_t m_nonFinite = 0;
-    std::uint64_t m_epsScales = 0;
+    kernels::ErrorTotals m_totals;
     /// Error and |err| histograms keep their last "D not finite" bin, which result() leaves out.
     std::vector<std::uint64_t> m_qHist, m_weightHist, m_errorHist, m_absErrHist;
 };
 
 /// @brief Statistics of a whole weight held in memory (convenience over ErrorStatsAccumulator).
-TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& scheme, unsigned threads = 1);
+TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& scheme, unsigned threads = 1,
+                                   const QuantBackend* backend = nullptr);
 
 } // namespace spark

@@ -81,14 +81,6 @@ QuantizedWeight QuantBackend::quantize(const WeightRows& rows, const QuantScheme
 
 namespace {
 
-template <typename T> void addCounts(std::vector<std::uint32_t>& total, const std::vector<T>& part)
-{
-    const std::size_t n = std::min(total.size(), part.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        total[i] += static_cast<std::uint32_t>(part[i]);
-    }
-}
-
 /// The CPU backend: the functions of rtn.h and the SIMD statistics kernel, rows split over threads.
 class CpuBackend final : public QuantBackend
 {
@@ -115,37 +107,56 @@ class CpuBackend final : public QuantBackend
         spark::quantizeRows(rows, scheme, scalesOut, packedOut, threads);
     }
 
-    // The same split as ErrorStatsAccumulator::addRows(): row ranges in parallel, integer histogram
-    // counts merged in any order, the first non-finite index as the minimum over ranges.
+    // Row chunks of about 64 Ki elements are handed out dynamically; each worker keeps one set of raw
+    // counters for all its chunks and merges it once (integer counts commute, so the merge order does
+    // not matter). Per-row sums land in perRow and are reduced in row order by the caller. The first
+    // non-finite index is the minimum over chunks.
     void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, kernels::RowErrorPartials* perRow,
                         kernels::StatsHistograms& histograms, unsigned threads) const override
     {
         rows.validate(scheme);
-        std::atomic<std::size_t> firstBad{kernels::kNoIndex};
-        std::mutex mergeMutex;
         const std::size_t grain =
             std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(rows.cols, 1));
-        parallelFor(rows.rowCount, grain, resolveThreads(static_cast<int>(threads)),
-                    [&](std::size_t begin, std::size_t end) {
-                        WeightRows part = rows;
-                        part.data = rows.row(begin);
-                        part.rowCount = end - begin;
-                        part.firstRow = rows.firstRow + begin;
-                        kernels::StatsHistograms hist;
-                        const std::size_t bad = kernels::errorStatsRows(part, scheme, perRow + begin, hist);
-                        if (bad != kernels::kNoIndex) {
-                            const std::size_t flat = begin * rows.cols + bad;
-                            std::size_t seen = firstBad.load();
-                            while (flat < seen && !firstBad.compare_exchange_weak(seen, flat)) {
-                            }
-                            return;
-                        }
-                        std::lock_guard lock(mergeMutex);
-                        addCounts(histograms.q, hist.q);
-                        addCounts(histograms.weight, hist.weight);
-                        addCounts(histograms.error, hist.error);
-                        addCounts(histograms.absErr, hist.absErr);
-                    });
+        const std::size_t chunks = (rows.rowCount + grain - 1) / grain;
+        const auto workers =
+            static_cast<unsigned>(std::min<std::size_t>(resolveThreads(static_cast<int>(threads)), chunks));
+        std::atomic<std::size_t> nextChunk{0};
+        std::atomic<std::size_t> firstBad{kernels::kNoIndex};
+        std::mutex mergeMutex;
+        const auto merge = [&](const kernels::StatsCounters& counters) {
+            std::lock_guard lock(mergeMutex);
+            counters.addTo(histograms.q.data(), histograms.weight.data(), histograms.error.data(),
+                           histograms.absErr.data());
+        };
+        parallelFor(workers, 1, workers, [&](std::size_t, std::size_t) {
+            kernels::StatsCounters counters(scheme.bits);
+            for (;;) {
+                const std::size_t chunk = nextChunk.fetch_add(1);
+                if (chunk >= chunks) {
+                    break;
+                }
+                const std::size_t begin = chunk * grain;
+                WeightRows part = rows;
+                part.data = rows.row(begin);
+                part.rowCount = std::min(rows.rowCount, begin + grain) - begin;
+                const std::size_t bad = kernels::errorStatsCount(part, scheme, perRow + begin, counters);
+                if (bad != kernels::kNoIndex) {
+                    const std::size_t flat = begin * rows.cols + bad;
+                    std::size_t seen = firstBad.load();
+                    while (flat < seen && !firstBad.compare_exchange_weak(seen, flat)) {
+                    }
+                    return; // the block throws; its counts are not needed
+                }
+                // 32-bit counters: merge long before any bin could wrap.
+                if (counters.elements >= (std::uint64_t{1} << 31)) {
+                    merge(counters);
+                    counters.clear();
+                }
+            }
+            if (counters.elements > 0) {
+                merge(counters);
+            }
+        });
         if (firstBad.load() != kernels::kNoIndex) {
             rows.throwNonFinite(firstBad.load());
         }
@@ -274,6 +285,12 @@ class CudaBackend final : public QuantBackend
 #endif
 
 } // namespace
+
+const QuantBackend& cpuBackend()
+{
+    static const CpuBackend backend;
+    return backend;
+}
 
 CudaKernelFigures cudaKernelBenchmark(const WeightRows& rows, const QuantScheme& scheme, int reps)
 {

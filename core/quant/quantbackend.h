@@ -66,10 +66,11 @@ class QuantBackend
                                std::int32_t* packedOut, unsigned threads = 1) const = 0;
     /// @brief What ErrorStatsAccumulator::addRows() needs: one kernels::RowErrorPartials per row of the
     /// block in @p perRow (to be reduced in row order by the caller) and histogram counts ADDED to
-    /// @p histograms. Throws QuantError (NonFinite) like computeScales(); the outputs are then unspecified.
-    /// CPU and CUDA agree exactly on counts, histograms, maxAbsErr, epsScales and dequantNonFinite; the
-    /// float64 sums differ only in the association of additions of non-negative terms (relative
-    /// difference below about cols * 2^-53 per row), so rel_err agrees to 1e-12 relative.
+    /// @p histograms (32-bit: blocks must stay below 2^32 elements). Throws QuantError (NonFinite) like
+    /// computeScales(); the outputs are then unspecified. CPU and CUDA agree exactly on counts, histograms,
+    /// maxAbsErr, epsScales and dequantNonFinite; the float64 sums differ only in the association of
+    /// additions of non-negative terms (relative difference below about cols * 2^-53 per row), so rel_err
+    /// agrees to 1e-12 relative.
     virtual void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme,
                                 kernels::RowErrorPartials* perRow, kernels::StatsHistograms& histograms,
                                 unsigned threads = 1) const = 0;
@@ -90,6 +91,9 @@ struct CudaKernelFigures
 /// it) against a device-to-device copy of the same bytes; best of @p reps. Throws std::runtime_error
 /// when no device is usable (or the build has no CUDA), QuantError for an invalid block.
 CudaKernelFigures cudaKernelBenchmark(const WeightRows& rows, const QuantScheme& scheme, int reps = 5);
+
+/// @brief The CPU backend, shared (it has no state).
+const QuantBackend& cpuBackend();
 
 /// @brief The backend for @p requested. Auto: CUDA when cudaAvailable(), otherwise the CPU and, when
 /// @p notice is given, a one-line notice ("no CUDA device: using the CPU backend"); otherwise the

@@ -214,13 +214,14 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
                 accAbsErr = hn::Add(accAbsErr, hn::Abs(e));
                 accExact = hn::Add(accExact, hn::Mul(ex, ex));
             };
-            // The same sums from |w|, |e| and w - q*s (exact in float for 16-bit weights).
+            // The same sums from |w|, |e| and w - q*s (exact in float for 16-bit weights). Squares of
+            // floats are exact in float64, so a fused multiply-add rounds exactly like Mul then Add.
             const auto accumulateAbs = [&](hn::Vec<DD> aw, hn::Vec<DD> ae, hn::Vec<DD> ex) {
-                accW2 = hn::Add(accW2, hn::Mul(aw, aw));
+                accW2 = hn::MulAdd(aw, aw, accW2);
                 accAbsW = hn::Add(accAbsW, aw);
-                accErr2 = hn::Add(accErr2, hn::Mul(ae, ae));
+                accErr2 = hn::MulAdd(ae, ae, accErr2);
                 accAbsErr = hn::Add(accAbsErr, ae);
-                accExact = hn::Add(accExact, hn::Mul(ex, ex));
+                accExact = hn::MulAdd(ex, ex, accExact);
             };
             std::size_t k = begin;
             while (k + n <= end) {
@@ -357,18 +358,6 @@ std::size_t errorStatsCount(const WeightRows& rows, const QuantScheme& scheme, R
                             StatsCounters& counters)
 {
     return HWY_DYNAMIC_DISPATCH(ErrorStatsCount)(rows, scheme, perRow, counters);
-}
-
-std::size_t errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
-                           StatsHistograms& histograms)
-{
-    StatsCounters counters(scheme.bits);
-    const std::size_t bad = errorStatsCount(rows, scheme, perRow, counters);
-    if (bad == kNoIndex) {
-        counters.addTo(histograms.q.data(), histograms.weight.data(), histograms.error.data(),
-                       histograms.absErr.data());
-    }
-    return bad;
 }
 
 } // namespace spark::kernels

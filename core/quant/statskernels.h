@@ -2,6 +2,7 @@
 
 #include "core/quant/rtnkernels.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -29,6 +30,28 @@ struct RowErrorPartials
     float maxAbsErr = 0;     ///< max |w - D| over finite D
     std::uint32_t dequantNonFinite = 0;
     std::uint32_t epsScales = 0; ///< groups whose scale became eps (all-zero groups)
+};
+
+/// @brief Totals of a tensor's RowErrorPartials, added one row at a time in row order, so the float64
+/// sums do not depend on how the rows were split into blocks or over threads.
+struct ErrorTotals
+{
+    double sumW2 = 0, sumAbsW = 0, sumErr2 = 0, sumAbsErr = 0, sumErr2Exact = 0;
+    double maxAbsErr = 0;
+    std::uint64_t dequantNonFinite = 0;
+    std::uint64_t epsScales = 0;
+
+    void add(const RowErrorPartials& row)
+    {
+        sumW2 += row.sumW2;
+        sumAbsW += row.sumAbsW;
+        sumErr2 += row.sumErr2;
+        sumAbsErr += row.sumAbsErr;
+        sumErr2Exact += row.sumErr2Exact;
+        maxAbsErr = std::max(maxAbsErr, static_cast<double>(row.maxAbsErr));
+        dequantNonFinite += row.dequantNonFinite;
+        epsScales += row.epsScales;
+    }
 };
 
 /// @brief Histogram counts of one task (merged by the caller; integer sums commute).
@@ -104,9 +127,5 @@ struct StatsCounters
 /// flat index in the block, or kNoIndex. Histogram counts are added to @p counters (one per thread).
 std::size_t errorStatsCount(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
                             StatsCounters& counters);
-
-/// @brief errorStatsCount() with the counts added to @p histograms (for one-off callers).
-std::size_t errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
-                           StatsHistograms& histograms);
 
 } // namespace spark::kernels
