@@ -3,6 +3,7 @@
 #include "core/bench/benchcsv.h"
 #include "core/bench/benchreport.h"
 #include "core/bench/benchstats.h"
+#include "core/util/textformat.h"
 #include "testsupport.h"
 
 #include <QTest>
@@ -75,6 +76,7 @@ class TestBenchStats : public QObject
     Q_OBJECT
 
   private Q_SLOTS:
+    void numberText();
     void tQuantileTable_data();
     void tQuantileTable();
     void tClosedFormsAndCdf();
@@ -474,6 +476,24 @@ void TestBenchStats::csvExpectedAcceptance()
         QVERIFY2(matchesPrinted(actual[i], expected[i], &why),
                  (std::string("column ") + std::to_string(i) + ": " + why).c_str());
     }
+}
+
+// The locale-independent text every report, card and CLI table uses.
+void TestBenchStats::numberText()
+{
+    QCOMPARE(formatFixed(3.14159, 2), std::string("3.14"));
+    QCOMPARE(formatFixed(-0.0001, 2), std::string("0.00")); // no "-0.00"
+    QCOMPARE(formatFixed(-1.5, 1), std::string("-1.5"));
+    QCOMPARE(formatFixed(std::nan(""), 2), std::string("n/a"));
+    QCOMPARE(formatFixed(-HUGE_VAL, 2), std::string("-∞"));
+    QCOMPARE(formatGeneral(0.000123456, 3), std::string("0.000123"));
+    QCOMPARE(formatBytes(0), std::string("0 B"));
+    QCOMPARE(formatBytes(1023), std::string("1023 B"));
+    QCOMPARE(formatBytes(1536), std::string("1.50 KiB"));
+    QCOMPARE(formatBytes(7612600000ull), std::string("7.09 GiB"));
+    const auto scaled = scaleBytes(3ull << 40);
+    QCOMPARE(scaled.value, 3.0);
+    QCOMPARE(std::string(scaled.unit), std::string("TiB"));
 }
 
 QTEST_GUILESS_MAIN(TestBenchStats)

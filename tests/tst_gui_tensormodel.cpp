@@ -3,9 +3,9 @@
 #include "core/io/checkpoint.h"
 #include "views/document.h"
 #include "views/documentsnapshot.h"
+#include "views/formatting.h"
 #include "views/tensorcolumns.h"
 #include "views/tensorfilterproxymodel.h"
-#include "views/tensorrole.h"
 #include "views/tensortablemodel.h"
 #include "views/tensortreemodel.h"
 
@@ -87,31 +87,39 @@ class TestGuiTensorModel : public QObject
         QCOMPARE(m_snapshot->rowOf(QStringLiteral("no.such.tensor")), -1);
     }
 
-    void roleGuess_data()
+    // The Role column shows the module role of the plan layer (describeModules), not a guess from the
+    // name: a gathered Markov table is an embedding, the confidence head's projection a Linear.
+    void rolesFollowThePlanLayer_data()
     {
         QTest::addColumn<QString>("name");
-        QTest::addColumn<QList<qulonglong>>("shape");
         QTest::addColumn<QString>("role");
-        QTest::addRow("linear") << "layers.0.mlp.down_proj.weight" << QList<qulonglong>{256, 512} << "linear";
-        QTest::addRow("norm") << "layers.0.input_layernorm.weight" << QList<qulonglong>{256} << "norm";
-        QTest::addRow("embedding") << "embed_tokens.weight" << QList<qulonglong>{2048, 256} << "embedding";
-        QTest::addRow("lm_head") << "lm_head.weight" << QList<qulonglong>{2048, 256} << "head";
-        QTest::addRow("markov head") << "markov_head.markov_w1.weight" << QList<qulonglong>{2048, 128}
-                                     << "head";
-        QTest::addRow("head bias") << "confidence_head.proj.bias" << QList<qulonglong>{1} << "head";
-        QTest::addRow("bias") << "layers.0.self_attn.q_proj.bias" << QList<qulonglong>{256} << "buffer";
-        QTest::addRow("d2t") << "d2t" << QList<qulonglong>{2048} << "buffer";
-        QTest::addRow("3-D weight") << "conv.weight" << QList<qulonglong>{4, 4, 4} << "buffer";
-        QTest::addRow("not a head") << "header.weight" << QList<qulonglong>{4, 4} << "linear";
+        QTest::addRow("linear") << "layers.0.mlp.down_proj.weight"
+                                << "linear";
+        QTest::addRow("norm") << "layers.0.input_layernorm.weight"
+                              << "norm";
+        QTest::addRow("embedding") << "embed_tokens.weight"
+                                   << "embedding";
+        QTest::addRow("lm_head") << "lm_head.weight"
+                                 << "head";
+        QTest::addRow("markov_w1 (gathered)") << "markov_head.markov_w1.weight"
+                                              << "embedding";
+        QTest::addRow("markov_w2") << "markov_head.markov_w2.weight"
+                                   << "head";
+        QTest::addRow("confidence head") << "confidence_head.proj.weight"
+                                         << "linear";
+        QTest::addRow("its bias") << "confidence_head.proj.bias"
+                                  << "linear";
     }
 
-    void roleGuess()
+    void rolesFollowThePlanLayer()
     {
         QFETCH(QString, name);
-        QFETCH(QList<qulonglong>, shape);
         QFETCH(QString, role);
-        const std::vector<std::uint64_t> dims(shape.begin(), shape.end());
-        QCOMPARE(tensorRoleName(guessTensorRole(name.toStdString(), dims)), role);
+        const int row = m_snapshot->rowOf(name);
+        QVERIFY2(row >= 0, qPrintable(name));
+        QCOMPARE(roleText(m_snapshot->rows[static_cast<std::size_t>(row)].role), role);
+        QCOMPARE(m_snapshot->rows[static_cast<std::size_t>(row)].module,
+                 name.section(QLatin1Char('.'), 0, -2));
     }
 
     void modelTester_data()

@@ -2,6 +2,7 @@
 // ignore list under vLLM's rules, lint, sizes and the drafter-time prediction; plus the `plan`/`match` CLI.
 #include "core/demo/demodraft.h"
 #include "core/plan/draftlayout.h"
+#include "core/plan/lintrules.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
@@ -129,6 +130,7 @@ class TestPlan : public QObject
     void cliMatch();
     void cliPlanJson();
     void cliPlanFusedError();
+    void everyFindingHasARule();
 };
 
 void TestPlan::detect_data()
@@ -663,6 +665,7 @@ void TestPlan::cliPlanJson()
     for (const auto& f : json["lint"]) {
         QVERIFY(f.contains("id") && f.contains("severity") && f.contains("modules") && f.contains("message"));
         rawLint = rawLint || f["id"].get<std::string>() == "raw-weight-read";
+        QVERIFY(!f["rule"].get<std::string>().empty());
     }
     QVERIFY(rawLint);
     const auto& prediction = json["prediction"];
@@ -676,6 +679,7 @@ void TestPlan::cliPlanJson()
     const auto text = test::runCli({"plan", out, "--device", "gb10"});
     QCOMPARE(text.exitCode, 0);
     QVERIFY(text.out.find("bandwidth 273 GB/s") != std::string::npos);
+    QVERIFY(text.out.find("[raw-weight-read] vLLM reads some weights") != std::string::npos);
     QVERIFY(text.out.find("re:.*\\\\.(qkv|q|k|v)_proj$") != std::string::npos);
     QCOMPARE(test::runCli({"plan", out, "--device", "gb10", "--bandwidth-gbps", "100"}).exitCode, 2);
     QCOMPARE(test::runCli({"plan", out, "--device", "tpu"}).exitCode, 2);
@@ -694,6 +698,48 @@ void TestPlan::cliPlanFusedError()
     const auto invalid = test::runCli({"plan", out, "--ignore", "re:[", "--json"});
     QCOMPARE(invalid.exitCode, 2);
     QVERIFY(invalid.err.find("at position") != std::string::npos);
+}
+
+// The GUI's tooltips and the CLI explain findings by rule id: every finding of every architecture,
+// preset and kind of bad input must have one, and ids must be unique.
+void TestPlan::everyFindingHasARule()
+{
+    std::set<std::string_view> ids;
+    for (const auto& rule : lintRules()) {
+        QVERIFY2(ids.insert(rule.id).second, std::string(rule.id).c_str());
+        QVERIFY(!rule.description.empty());
+    }
+    std::vector<PlanOptions> variants(1);
+    for (const auto& preset : presets()) {
+        variants.push_back({});
+        variants.back().preset = preset.name;
+    }
+    PlanOptions bad;
+    bad.preset = "no-such-preset";
+    variants.push_back(bad);
+    PlanOptions entries;
+    entries.ignore = {"layers.0.mlp.down_proj", "re:.*fc", "re:(", "re:.*self_attn.q_proj$"};
+    entries.targets = {"re:.*lm_head$", "NoSuchClass"};
+    variants.push_back(entries);
+    PlanOptions scheme;
+    scheme.bits = 8;
+    scheme.groupSize = 32;
+    scheme.tpDegree = 0;
+    scheme.targetLayers = -3;
+    variants.push_back(scheme);
+    PlanOptions everything;
+    everything.ignore = {"re:.*"};
+    variants.push_back(everything);
+    std::set<std::string> seen;
+    for (const auto& arch : demoArchitectures()) {
+        for (const auto& options : variants) {
+            for (const auto& f : planFor(arch, DemoScale::Tiny, options).lint) {
+                QVERIFY2(!lintRuleDescription(f.id).empty(), ("no rule for finding id " + f.id).c_str());
+                seen.insert(f.id);
+            }
+        }
+    }
+    QVERIFY2(seen.size() >= 12, std::to_string(seen.size()).c_str()); // the variants reach most rules
 }
 
 QTEST_GUILESS_MAIN(TestPlan)

@@ -2,6 +2,9 @@
 
 #include "core/io/checkpoint.h"
 #include "core/plan/architecture.h"
+#include "core/plan/draftlayout.h"
+
+#include <unordered_map>
 
 namespace spark {
 
@@ -42,14 +45,27 @@ DocumentSnapshot::fromCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, c
     const auto arch = detectArchitecture(checkpoint->config());
     snapshot->architectureId = toQString(arch.id);
     snapshot->architectureName = toQString(arch.displayName);
+    // Roles come from the same module description the plan uses, so the table and the plan agree.
+    std::vector<TensorInfo> infos;
+    infos.reserve(checkpoint->tensors().size());
+    for (const auto& tensor : checkpoint->tensors()) {
+        infos.push_back(tensor.info);
+    }
+    std::unordered_map<std::string, ModuleRole> roles;
+    for (const auto& module : describeModules(arch, infos, 0)) {
+        for (const auto& name : module.tensors) {
+            roles.emplace(name, module.role);
+        }
+    }
     snapshot->rows.reserve(checkpoint->tensors().size());
     for (const auto& tensor : checkpoint->tensors()) {
         const auto& info = tensor.info;
         TensorRow row;
         row.name = toQString(info.name);
-        row.module = toQString(moduleOf(info.name));
+        row.module = toQString(moduleOfTensor(info.name));
         row.group = toQString(groupOf(info.name));
-        row.role = guessTensorRole(info.name, info.shape);
+        const auto role = roles.find(info.name);
+        row.role = role == roles.end() ? ModuleRole::Buffer : role->second;
         row.dtype = toQString(std::string(dtypeName(info.dtype)));
         row.shape = info.shape;
         row.shapeText = toQString(info.shapeText());

@@ -345,8 +345,8 @@ void ExportDialog::onFinished(const ExportOutcome& outcome)
         m_openFolder->setEnabled(true);
         m_progressText->setText(tr("Exported %1 in %2: %3 → %4, %5.")
                                     .arg(output, formatDuration(outcome.seconds),
-                                         formatBytes(outcome.result.bytesBefore),
-                                         formatBytes(outcome.result.bytesAfter),
+                                         localizedBytes(outcome.result.bytesBefore),
+                                         localizedBytes(outcome.result.bytesAfter),
                                          tr("%n module(s) quantized", nullptr,
                                             static_cast<int>(outcome.result.quantizedModules))));
         QString verdict;

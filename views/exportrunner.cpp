@@ -30,7 +30,7 @@ ProgressFn stageProgress(QPromise<ExportOutcome>& promise, int offset, const QSt
                 : static_cast<int>(std::min<std::uint64_t>(done, total) * ExportRunner::kStageRange / total);
         promise.setProgressValueAndText(
             offset + permille,
-            ExportRunner::tr("%1 %2 of %3").arg(verb, formatBytes(done), formatBytes(total)));
+            ExportRunner::tr("%1 %2 of %3").arg(verb, localizedBytes(done), localizedBytes(total)));
         if (hook) {
             hook(done, total);
         }

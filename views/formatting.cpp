@@ -1,29 +1,29 @@
 #include "views/formatting.h"
 
+#include "core/util/textformat.h"
+
 #include <QLocale>
-#include <array>
 
 namespace spark {
 
-QString formatBytes(std::uint64_t bytes)
+QString localizedBytes(std::uint64_t bytes)
 {
-    static constexpr std::array<const char*, 5> units{"KiB", "MiB", "GiB", "TiB", "PiB"};
     if (bytes < 1024) {
         return QStringLiteral("%1 B").arg(bytes);
     }
-    double value = static_cast<double>(bytes);
-    std::size_t unit = 0;
-    value /= 1024.0;
-    while (value >= 1024.0 && unit + 1 < units.size()) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(QLocale().toString(value, 'f', 2), QLatin1String(units[unit]));
+    const auto scaled = scaleBytes(bytes);
+    return QStringLiteral("%1 %2").arg(QLocale().toString(scaled.value, 'f', 2), QLatin1String(scaled.unit));
 }
 
 QString formatCount(std::uint64_t count)
 {
     return QLocale().toString(static_cast<qulonglong>(count));
+}
+
+QString roleText(ModuleRole role)
+{
+    const auto name = roleName(role);
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 QString formatShare(double share)

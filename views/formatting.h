@@ -1,14 +1,18 @@
 #pragma once
 
+#include "core/plan/draftmodule.h"
+
 #include <QString>
 #include <cstdint>
 
 namespace spark {
 
-/// @brief "512 B", "1.50 KiB", "7.21 GiB" (binary units, like the CLI).
-QString formatBytes(std::uint64_t bytes);
+/// @brief "512 B", "1.50 KiB", "7,21 GiB": binary units like the CLI, decimals in the user's locale.
+QString localizedBytes(std::uint64_t bytes);
 /// @brief "1,048,576" in the user's locale.
 QString formatCount(std::uint64_t count);
+/// @brief "linear", "norm", "embedding", "head", "buffer" (the spelling of the CLI and plan files).
+QString roleText(ModuleRole role);
 /// @brief A 0..1 fraction as "12.34 %".
 QString formatShare(double share);
 

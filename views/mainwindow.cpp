@@ -359,7 +359,7 @@ void MainWindow::onLoaded(const QString& path, const std::shared_ptr<const Docum
     setWindowFilePath(snapshot->sourcePath);
     const int count = static_cast<int>(snapshot->rows.size());
     m_summary->setText(tr("%n tensor(s) · %1 · %2 params · %3", nullptr, count)
-                           .arg(formatBytes(snapshot->totalBytes), formatCount(snapshot->totalParams),
+                           .arg(localizedBytes(snapshot->totalBytes), formatCount(snapshot->totalParams),
                                 snapshot->architectureName.isEmpty() ? snapshot->architectureId
                                                                      : snapshot->architectureName));
     m_summary->setToolTip(snapshot->folder);

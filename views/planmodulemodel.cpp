@@ -157,7 +157,7 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
         break;
     case Bytes:
         if (role == Qt::DisplayRole) {
-            return formatBytes(m.bytes);
+            return localizedBytes(m.bytes);
         }
         if (role == SortRole) {
             return QVariant::fromValue<qulonglong>(m.bytes);
@@ -168,7 +168,7 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
         break;
     case BytesAfter:
         if (role == Qt::DisplayRole) {
-            return formatBytes(m.bytesAfter);
+            return localizedBytes(m.bytesAfter);
         }
         if (role == SortRole) {
             return QVariant::fromValue<qulonglong>(m.bytesAfter);

@@ -105,9 +105,9 @@ void SummaryBar::update()
     const double saved = static_cast<double>(sizes.residentSaved());
     m_size->setText(tr("Size %1 → %2 (−%3 %) · %4 handed back to the KV cache · %n module(s) quantized",
                        nullptr, sizes.quantizedModules)
-                        .arg(formatBytes(sizes.bytesBefore), formatBytes(sizes.bytesAfter))
+                        .arg(localizedBytes(sizes.bytesBefore), localizedBytes(sizes.bytesAfter))
                         .arg(before > 0 ? 100.0 * saved / before : 0.0, 0, 'f', 1)
-                        .arg(formatBytes(sizes.residentSaved())));
+                        .arg(localizedBytes(sizes.residentSaved())));
 
     TimingInputs inputs;
     if (m_drafterMs->value() > 0) {

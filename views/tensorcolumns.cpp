@@ -95,7 +95,7 @@ QVariant TensorColumns::display(const TensorRow& row, const TensorRowResult* ana
     case Name:
         return row.name;
     case Role:
-        return tensorRoleName(row.role);
+        return roleText(row.role);
     case DType:
         return row.dtype;
     case Shape:
@@ -103,7 +103,7 @@ QVariant TensorColumns::display(const TensorRow& row, const TensorRowResult* ana
     case Params:
         return formatCount(row.params);
     case Bytes:
-        return formatBytes(row.bytes);
+        return localizedBytes(row.bytes);
     case Share:
         return formatShare(row.share);
     default:
@@ -117,7 +117,7 @@ QVariant TensorColumns::sortKey(const TensorRow& row, const TensorRowResult* ana
     case Name:
         return row.name;
     case Role:
-        return tensorRoleName(row.role);
+        return roleText(row.role);
     case DType:
         return row.dtype;
     case Shape:
@@ -153,7 +153,7 @@ QVariant TensorColumns::analysisDisplay(const TensorRowResult* analysis, int col
 
 QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRowResult* analysis)
 {
-    if (row.role != TensorRole::Linear || !analysis || analysis->decision.isEmpty()) {
+    if (row.role != ModuleRole::Linear || !analysis || analysis->decision.isEmpty()) {
         return {};
     }
     return analysis->decision == QStringLiteral("keep") ? Qt::Unchecked : Qt::Checked;

@@ -77,14 +77,14 @@ void TensorDetailPanel::showTensor(const DocumentSnapshot& snapshot, int row)
         tensor.name,
         tensor.module,
         tensor.group,
-        tensorRoleName(tensor.role),
+        roleText(tensor.role),
         tensor.file,
         range(tensor.begin, tensor.end),
         range(tensor.dataStart + tensor.begin, tensor.dataStart + tensor.end),
         tensor.dtype,
         tensor.shapeText,
         formatCount(tensor.params),
-        tr("%1 (%2 B)").arg(formatBytes(tensor.bytes), formatCount(tensor.bytes)),
+        tr("%1 (%2 B)").arg(localizedBytes(tensor.bytes), formatCount(tensor.bytes)),
         formatShare(tensor.share),
     };
     for (qsizetype i = 0; i < m_fields.size() && i < values.size(); ++i) {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "views/tensorrole.h"
+#include "core/plan/draftmodule.h"
 
 #include <QString>
 #include <cstdint>
@@ -12,11 +12,11 @@ namespace spark {
 /// thread, so that models only look values up.
 struct TensorRow
 {
-    QString name;   ///< "layers.0.mlp.down_proj.weight"
-    QString module; ///< "layers.0.mlp.down_proj"
-    QString group;  ///< "layers.0", or the first component ("fc", "lm_head")
-    TensorRole role = TensorRole::Buffer;
-    QString dtype; ///< safetensors spelling: "BF16"
+    QString name;                         ///< "layers.0.mlp.down_proj.weight"
+    QString module;                       ///< "layers.0.mlp.down_proj"
+    QString group;                        ///< "layers.0", or the first component ("fc", "lm_head")
+    ModuleRole role = ModuleRole::Buffer; ///< of its module, as the plan layer describes it
+    QString dtype;                        ///< safetensors spelling: "BF16"
     std::vector<std::uint64_t> shape;
     QString shapeText; ///< "[4096, 4096]"
     std::uint64_t params = 0;

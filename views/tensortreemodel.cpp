@@ -296,7 +296,7 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
     case TensorColumns::Params:
         return sort ? QVariant::fromValue<qulonglong>(node.params) : QVariant(formatCount(node.params));
     case TensorColumns::Bytes:
-        return sort ? QVariant::fromValue<qulonglong>(node.bytes) : QVariant(formatBytes(node.bytes));
+        return sort ? QVariant::fromValue<qulonglong>(node.bytes) : QVariant(localizedBytes(node.bytes));
     case TensorColumns::Share:
         return sort ? QVariant(node.share) : QVariant(formatShare(node.share));
     default:

@@ -3,6 +3,7 @@
 #include "command.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/architecture.h"
+#include "core/plan/draftlayout.h"
 #include "format.h"
 
 #include <iostream>
@@ -45,7 +46,7 @@ int runInspect(const std::vector<std::string>& argv)
         out["tensors"] = nlohmann::json::array();
         for (const auto& t : checkpoint.tensors()) {
             out["tensors"].push_back({{"name", t.info.name},
-                                      {"module", moduleOf(t.info.name)},
+                                      {"module", moduleOfTensor(t.info.name)},
                                       {"dtype", dtypeName(t.info.dtype)},
                                       {"shape", t.info.shape},
                                       {"params", t.info.numel()},

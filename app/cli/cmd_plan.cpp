@@ -3,12 +3,14 @@
 #include "args.h"
 #include "command.h"
 #include "core/io/checkpoint.h"
+#include "core/plan/lintrules.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
 #include "format.h"
 #include "planargs.h"
 
+#include <algorithm>
 #include <iostream>
 
 namespace spark::cli {
@@ -89,7 +91,8 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
                                {"severity", severityName(f.severity)},
                                {"modules", f.modules},
                                {"message", f.message},
-                               {"citation", f.citation}});
+                               {"citation", f.citation},
+                               {"rule", lintRuleDescription(f.id)}});
     }
     out["entries"] = nlohmann::ordered_json::array();
     for (const auto& e : plan.entries) {
@@ -162,7 +165,11 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
     entries.print(std::cout);
 
     std::cout << "\nlint:\n";
+    std::vector<std::string> rulesSeen;
     for (const auto& f : plan.lint) {
+        if (std::find(rulesSeen.begin(), rulesSeen.end(), f.id) == rulesSeen.end()) {
+            rulesSeen.push_back(f.id);
+        }
         std::cout << "  " << severityName(f.severity) << " [" << f.id << "] " << f.message;
         if (!f.citation.empty()) {
             std::cout << " (" << f.citation << ")";
@@ -174,6 +181,12 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
             }
         }
         std::cout << "\n";
+    }
+    if (!rulesSeen.empty()) {
+        std::cout << "\nrules:\n";
+        for (const auto& id : rulesSeen) {
+            std::cout << "  [" << id << "] " << lintRuleDescription(id) << "\n";
+        }
     }
 
     const auto& s = plan.sizes;

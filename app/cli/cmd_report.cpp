@@ -58,12 +58,12 @@ void printText(const BenchReport& report)
         const auto* al = c.metric(benchmetric::kAcceptanceLength);
         std::string positions;
         for (const double p : c.perPositionMean) {
-            positions += (positions.empty() ? "" : " ") + formatBenchFixed(p, 3);
+            positions += (positions.empty() ? "" : " ") + formatFixed(p, 3);
         }
         cells.add({c.arm, c.promptLen > 0 ? std::to_string(c.promptLen) : "-", std::to_string(c.records),
-                   d ? formatBenchFixed(d->mean, 3) : "-", d ? formatBenchFixed(d->sd, 3) : "-",
-                   d ? formatBenchFixed(d->median, 3) : "-", d ? formatBenchFixed(100 * d->cv, 2) : "-",
-                   r ? formatBenchFixed(100 * r->mean, 2) : "-", al ? formatBenchFixed(al->mean, 4) : "-",
+                   d ? formatFixed(d->mean, 3) : "-", d ? formatFixed(d->sd, 3) : "-",
+                   d ? formatFixed(d->median, 3) : "-", d ? formatFixed(100 * d->cv, 2) : "-",
+                   r ? formatFixed(100 * r->mean, 2) : "-", al ? formatFixed(al->mean, 4) : "-",
                    positions.empty() ? "-" : positions});
     }
     cells.print(std::cout);
@@ -76,14 +76,14 @@ void printText(const BenchReport& report)
     for (const auto& c : report.comparisons) {
         const auto& w = c.welch;
         comparisons.add({benchMetricLabel(c.metric), c.promptLen > 0 ? std::to_string(c.promptLen) : "-",
-                         c.candidateArm, formatBenchFixed(w.diff, 4), formatBenchFixed(w.deltaPercent, 2),
-                         formatBenchFixed(w.ciLow, 4), formatBenchFixed(w.ciHigh, 4),
-                         formatBenchFixed(w.t, 3), formatBenchFixed(w.df, 2), formatBenchGeneral(w.p, 3),
-                         formatBenchFixed(w.sigma, 2) + (w.valid && !w.significant() ? " n.s." : "")});
+                         c.candidateArm, formatFixed(w.diff, 4), formatFixed(w.deltaPercent, 2),
+                         formatFixed(w.ciLow, 4), formatFixed(w.ciHigh, 4), formatFixed(w.t, 3),
+                         formatFixed(w.df, 2), formatGeneral(w.p, 3),
+                         formatFixed(w.sigma, 2) + (w.valid && !w.significant() ? " n.s." : "")});
     }
     comparisons.print(std::cout);
     std::cout << "\nsigma: Gaussian-equivalent significance -Phi^-1(p/2) of Welch's two-sided p; "
-              << formatBenchGeneral(100 * report.confidence, 3) << "% CI of the difference\n";
+              << formatGeneral(100 * report.confidence, 3) << "% CI of the difference\n";
 }
 
 } // namespace

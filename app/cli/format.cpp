@@ -5,25 +5,6 @@
 
 namespace spark::cli {
 
-std::string formatFixed(double value, int digits)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
-
-std::string formatBytes(std::uint64_t bytes)
-{
-    static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes);
-    int unit = 0;
-    while (value >= 1024.0 && unit < 4) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return unit == 0 ? std::to_string(bytes) + " B" : formatFixed(value, 2) + " " + kUnits[unit];
-}
-
 std::string formatCount(std::uint64_t count)
 {
     if (count >= 1'000'000'000) {

@@ -1,5 +1,7 @@
 #include "core/bench/benchreportformat.h"
 
+#include "core/util/textformat.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -52,8 +54,7 @@ int digitsFor(const std::string& metric)
 
 std::string meanSd(const SampleSummary& s, int digits)
 {
-    return formatBenchFixed(s.mean, digits) +
-           (s.n >= 2 ? " ± " + formatBenchFixed(s.sd, digits) : std::string());
+    return formatFixed(s.mean, digits) + (s.n >= 2 ? " ± " + formatFixed(s.sd, digits) : std::string());
 }
 
 std::string promptText(long long len)
@@ -62,39 +63,6 @@ std::string promptText(long long len)
 }
 
 } // namespace
-
-std::string formatBenchFixed(double value, int digits)
-{
-    if (std::isnan(value)) {
-        return "n/a";
-    }
-    if (std::isinf(value)) {
-        return value > 0 ? "∞" : "-∞";
-    }
-    std::array<char, 64> buffer{};
-    const auto [end, ec] =
-        std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, digits);
-    std::string text = ec == std::errc() ? std::string(buffer.data(), end) : std::string("?");
-    // "-0.000" reads as a sign where there is none.
-    if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) {
-        text.erase(0, 1);
-    }
-    return text;
-}
-
-std::string formatBenchGeneral(double value, int significant)
-{
-    if (std::isnan(value)) {
-        return "n/a";
-    }
-    if (std::isinf(value)) {
-        return value > 0 ? "∞" : "-∞";
-    }
-    std::array<char, 64> buffer{};
-    const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
-                                         std::chars_format::general, significant);
-    return ec == std::errc() ? std::string(buffer.data(), end) : std::string("?");
-}
 
 std::string benchMetricLabel(const std::string& metric)
 {
@@ -134,15 +102,14 @@ std::string benchReportMarkdown(const BenchReport& report, int headingLevel)
         const auto* al = c.metric(benchmetric::kAcceptanceLength);
         std::string positions;
         for (const double p : c.perPositionMean) {
-            positions += (positions.empty() ? "" : ", ") + formatBenchFixed(p, 3);
+            positions += (positions.empty() ? "" : ", ") + formatFixed(p, 3);
         }
         md += "| " + escapeCell(c.arm) + " | " + promptText(c.promptLen) + " | " + std::to_string(c.records) +
               " | " + (decode ? meanSd(*decode, 3) : "-") + " | " +
-              (decode ? formatBenchFixed(decode->median, 3) : "-") + " | " +
-              (decode ? formatBenchFixed(100.0 * decode->cv, 2) : "-") + " | " +
-              (rate ? formatBenchFixed(100.0 * rate->mean, 2) : "-") + " | " +
-              (al ? formatBenchFixed(al->mean, 4) : "-") + " | " + (positions.empty() ? "-" : positions) +
-              " |\n";
+              (decode ? formatFixed(decode->median, 3) : "-") + " | " +
+              (decode ? formatFixed(100.0 * decode->cv, 2) : "-") + " | " +
+              (rate ? formatFixed(100.0 * rate->mean, 2) : "-") + " | " +
+              (al ? formatFixed(al->mean, 4) : "-") + " | " + (positions.empty() ? "-" : positions) + " |\n";
     }
 
     std::vector<std::string> metrics;
@@ -151,7 +118,7 @@ std::string benchReportMarkdown(const BenchReport& report, int headingLevel)
             metrics.push_back(c.metric);
         }
     }
-    const std::string ciLabel = formatBenchGeneral(100.0 * report.confidence, 3) + " % CI";
+    const std::string ciLabel = formatGeneral(100.0 * report.confidence, 3) + " % CI";
     for (const auto& metric : metrics) {
         const int digits = digitsFor(metric);
         md +=
@@ -166,13 +133,11 @@ std::string benchReportMarkdown(const BenchReport& report, int headingLevel)
             const auto& w = c.welch;
             md += "| " + promptText(c.promptLen) + " | " + escapeCell(c.candidateArm) + " | " +
                   meanSd(c.baseline, digits) + " | " + meanSd(c.candidate, digits) + " | " +
-                  formatBenchFixed(w.diff, digits) + " | " + formatBenchFixed(w.deltaPercent, 2) + " | " +
-                  (w.valid ? "[" + formatBenchFixed(w.ciLow, digits) + ", " +
-                                 formatBenchFixed(w.ciHigh, digits) + "]"
+                  formatFixed(w.diff, digits) + " | " + formatFixed(w.deltaPercent, 2) + " | " +
+                  (w.valid ? "[" + formatFixed(w.ciLow, digits) + ", " + formatFixed(w.ciHigh, digits) + "]"
                            : std::string("n/a")) +
-                  " | " + formatBenchFixed(w.t, 3) + " | " + formatBenchFixed(w.df, 2) + " | " +
-                  formatBenchGeneral(w.p, 3) + " | " + formatBenchFixed(w.sigma, 2) +
-                  (w.valid && !w.significant() ? " (n.s.)" : "") + " |\n";
+                  " | " + formatFixed(w.t, 3) + " | " + formatFixed(w.df, 2) + " | " + formatGeneral(w.p, 3) +
+                  " | " + formatFixed(w.sigma, 2) + (w.valid && !w.significant() ? " (n.s.)" : "") + " |\n";
         }
     }
     if (!report.warnings.empty()) {

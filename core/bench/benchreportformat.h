@@ -7,11 +7,6 @@
 
 namespace spark {
 
-/// @brief A number with @p digits after the point, locale-independent; "n/a" for NaN, "∞"/"-∞" for
-/// infinities.
-std::string formatBenchFixed(double value, int digits);
-/// @brief A number with @p significant digits in %g style (for p-values), locale-independent.
-std::string formatBenchGeneral(double value, int significant);
 /// @brief A human label for a metric name, e.g. "decode tok/s" for decode_tok_s.
 std::string benchMetricLabel(const std::string& metric);
 

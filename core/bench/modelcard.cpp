@@ -1,6 +1,7 @@
 #include "core/bench/modelcard.h"
 
 #include "core/bench/benchreportformat.h"
+#include "core/util/textformat.h"
 
 #include <algorithm>
 #include <cctype>
@@ -22,18 +23,6 @@ std::string escapeCell(const std::string& text)
         out += c == '|' ? std::string("\\|") : std::string(1, c == '\n' ? ' ' : c);
     }
     return out;
-}
-
-std::string bytesText(std::uint64_t bytes)
-{
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int unit = 0;
-    while (v >= 1024.0 && unit < 4) {
-        v /= 1024.0;
-        ++unit;
-    }
-    return unit == 0 ? std::to_string(bytes) + " B" : formatBenchFixed(v, 2) + " " + units[unit];
 }
 
 std::string jsonString(const std::string& s)
@@ -156,10 +145,10 @@ std::string renderModelCard(const ModelCardInputs& in)
             const double ratio = s.bytesBefore > 0
                                      ? static_cast<double>(s.bytesAfter) / static_cast<double>(s.bytesBefore)
                                      : 0.0;
-            md += "| " + escapeCell(s.label) + " | " + bytesText(s.bytesBefore) + " (" +
-                  std::to_string(s.bytesBefore) + " B) | " + bytesText(s.bytesAfter) + " (" +
+            md += "| " + escapeCell(s.label) + " | " + formatBytes(s.bytesBefore) + " (" +
+                  std::to_string(s.bytesBefore) + " B) | " + formatBytes(s.bytesAfter) + " (" +
                   std::to_string(s.bytesAfter) + " B) | " +
-                  (s.bytesBefore > 0 ? formatBenchFixed(ratio, 3) : std::string("-")) + " |\n";
+                  (s.bytesBefore > 0 ? formatFixed(ratio, 3) : std::string("-")) + " |\n";
         }
         md += "\n";
     }

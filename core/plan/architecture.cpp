@@ -88,12 +88,6 @@ ArchitectureInfo detectArchitecture(const nlohmann::json& config)
     return info;
 }
 
-std::string moduleOf(const std::string& tensorName)
-{
-    const auto dot = tensorName.rfind('.');
-    return dot == std::string::npos ? tensorName : tensorName.substr(0, dot);
-}
-
 std::string groupOf(const std::string& tensorName)
 {
     std::string_view name = tensorName;

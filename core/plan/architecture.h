@@ -28,10 +28,6 @@ struct ArchitectureInfo
 /// @brief Detects the draft architecture from config.json (an empty object gives "generic").
 ArchitectureInfo detectArchitecture(const nlohmann::json& config);
 
-/// @brief "layers.0.mlp.down_proj.weight" → "layers.0.mlp.down_proj"; a name without a parameter
-/// suffix ("d2t") is its own module.
-std::string moduleOf(const std::string& tensorName);
-
 /// @brief The display group of a module: "layers.3" for anything inside layer 3, else the first
 /// component ("fc", "lm_head", "markov_head").
 std::string groupOf(const std::string& tensorName);

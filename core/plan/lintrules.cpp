@@ -1,0 +1,67 @@
+#include "core/plan/lintrules.h"
+
+#include <algorithm>
+
+namespace spark {
+
+const std::vector<LintRule>& lintRules()
+{
+    static const std::vector<LintRule> rules{
+        {"raw-weight-read",
+         "vLLM reads some weights (DFlash/DSpark qkv_proj) directly instead of through the "
+         "quant method, so stock vLLM cannot load them quantized."},
+        {"kernel-shape",
+         "Marlin/Machete kernels need in % 128 == 0, out % 64 == 0 and in % group == 0 on each "
+         "tensor-parallel rank's part; other shapes stay BF16."},
+        {"kernel-group-size",
+         "Not every vLLM kernel supports every group size; the finding names which ones do."},
+        {"fused-group",
+         "The shards of a fused layer (q/k/v, gate/up) must share one decision, or vLLM raises "
+         "when it loads the checkpoint."},
+        {"fused-entry-mismatch",
+         "An ignore entry selects a fused layer by one of its names but not the other; vLLM "
+         "versions disagree on which name they check."},
+        {"invalid-entry", "A `re:` entry does not compile as a regular expression."},
+        {"target-unmatched",
+         "A target entry you added matches no vLLM module name (names are exact unless they "
+         "start with re:)."},
+        {"ignore-unmatched",
+         "An ignore entry you added matches no vLLM module name (names are exact unless they "
+         "start with re:)."},
+        {"entry-pattern",
+         "A regex that probably does not mean what it says: an unescaped '.', or no end anchor "
+         "although a longer name matches too."},
+        {"target-layers-unknown",
+         "vLLM offsets draft layer indices by the target's layer count; without it the vLLM "
+         "names shown assume 0."},
+        {"target-layers", "The target layer count is not valid."},
+        {"lm-head", "The draft's head emits its logits and is never selected by the \"Linear\" target, so "
+                    "it stays BF16."},
+        {"embedding-gather", "Embeddings are read a few rows per token; quantizing them buys no speed."},
+        {"tiny-or-low-rank",
+         "Tiny or low-rank modules save few bytes and their rounding error is not averaged "
+         "out."},
+        {"target-pairing",
+         "A draft predicts from the target's hidden states: pair it with the target precision "
+         "it was calibrated for."},
+        {"eagle3-fc", "Older vLLM cannot load a quantized EAGLE-3 fc."},
+        {"compile-cache", "Older vLLM shared compiled graphs between a BF16 and a quantized draft of one "
+                          "architecture."},
+        {"nothing-quantized", "The plan quantizes no module."},
+        {"ignore-selfcheck",
+         "The generated ignore list does not select exactly the Linears kept BF16 (an internal "
+         "error)."},
+        {"scheme", "vLLM cannot serve the chosen bits and group size."},
+        {"unknown-preset", "The preset name is not known."},
+    };
+    return rules;
+}
+
+std::string_view lintRuleDescription(std::string_view id)
+{
+    const auto& rules = lintRules();
+    const auto it = std::find_if(rules.begin(), rules.end(), [id](const LintRule& r) { return r.id == id; });
+    return it == rules.end() ? std::string_view() : it->description;
+}
+
+} // namespace spark
