@@ -181,6 +181,11 @@ void TestQuantGolden::analyzeCliOptions()
     const auto cpu = runCli({"analyze", fixture, "--json", "--backend", "cpu"});
     QCOMPARE(cpu.exitCode, 0);
     QCOMPARE(nlohmann::json::parse(cpu.out)["backend"].get<std::string>(), std::string("cpu"));
+    const auto budget = runCli({"analyze", fixture, "--backend", "cpu", "--cuda-memory", "512MiB"});
+    QCOMPARE(budget.exitCode, 0);
+    const auto tiny = runCli({"analyze", fixture, "--cuda-memory", "1MiB"});
+    QCOMPARE(tiny.exitCode, 2);
+    QVERIFY2(tiny.err.find("--cuda-memory must be at least 16MiB") != std::string::npos, tiny.err.c_str());
     const auto unknown = runCli({"analyze", fixture, "--backend", "gpu"});
     QCOMPARE(unknown.exitCode, 2);
     QVERIFY2(unknown.err.find("--backend must be auto, cpu or cuda") != std::string::npos,

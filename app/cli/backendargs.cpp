@@ -4,14 +4,28 @@
 
 namespace spark::cli {
 
+const std::vector<std::string>& backendOptionNames()
+{
+    static const std::vector<std::string> names{"backend", "cuda-memory"};
+    return names;
+}
+
 std::unique_ptr<QuantBackend> backendFrom(const Args& args)
 {
     const auto requested = parseBackend(args.value("backend", "auto"));
     if (!requested) {
         throw UsageError("--backend must be auto, cpu or cuda");
     }
+    BackendOptions options;
+    if (const auto memory = args.value("cuda-memory")) {
+        options.cudaDeviceMemory = static_cast<std::size_t>(parseByteSize(*memory));
+        // Each of the streams needs room for at least a row block of the widest tensor.
+        if (options.cudaDeviceMemory < (std::size_t{16} << 20)) {
+            throw UsageError("--cuda-memory must be at least 16MiB");
+        }
+    }
     std::string notice;
-    auto backend = makeBackend(*requested, &notice);
+    auto backend = makeBackend(*requested, &notice, options);
     if (!notice.empty()) {
         std::cerr << "sparkulator-cli: " << notice << "\n";
     }

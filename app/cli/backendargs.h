@@ -4,11 +4,17 @@
 #include "core/quant/quantbackend.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace spark::cli {
 
-/// @brief The backend named by `--backend auto|cpu|cuda` (default auto). A fallback notice ("no CUDA
-/// device: using the CPU backend") goes to stderr; an unusable explicit choice throws with the reason.
+/// @brief The options backendFrom() reads: `--backend auto|cpu|cuda` and `--cuda-memory SIZE`.
+const std::vector<std::string>& backendOptionNames();
+
+/// @brief The backend named by `--backend` (default auto), with `--cuda-memory` as the CUDA backend's
+/// device-memory budget (default 256 MiB). A fallback notice ("no CUDA device: using the CPU backend")
+/// goes to stderr; an unusable explicit choice throws with the reason.
 std::unique_ptr<QuantBackend> backendFrom(const Args& args);
 
 } // namespace spark::cli

@@ -65,7 +65,9 @@ nlohmann::ordered_json statsJson(const TensorAnalysis& a)
 
 int runAnalyze(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"json"}, {"bits", "group", "threads", "backend"});
+    std::vector<std::string> optionNames{"bits", "group", "threads"};
+    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
+    const Args args(argv, {"json"}, optionNames);
     args.expectPositional(1);
     AnalyzeOptions options;
     options.scheme.bits = static_cast<int>(args.integer("bits", 4, 4, 8));

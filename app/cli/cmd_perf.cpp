@@ -129,7 +129,9 @@ std::string ratioLine(const char* name, double gbps, double memory, double file)
 
 int runPerf(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {}, {"size", "threads", "backend"});
+    std::vector<std::string> optionNames{"size", "threads"};
+    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
+    const Args args(argv, {}, optionNames);
     args.expectPositional(0, 0);
     const double gib = args.number("size", 1.0);
     if (!(gib > 0.0) || gib > 64.0) {

@@ -18,7 +18,8 @@ namespace spark::cli {
 int runQuantize(const std::vector<std::string>& argv)
 {
     auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), {"out", "max-shard-size", "threads", "backend"});
+    optionNames.insert(optionNames.end(), {"out", "max-shard-size", "threads"});
+    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
     optionNames.insert(optionNames.end(), cardOptionNames().begin(), cardOptionNames().end());
     const Args args(argv, {"no-verify"}, optionNames);
     args.expectPositional(1);

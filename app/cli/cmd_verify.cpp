@@ -12,7 +12,9 @@ namespace spark::cli {
 
 int runVerify(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"json"}, {"target-layers", "threads", "backend"});
+    std::vector<std::string> optionNames{"target-layers", "threads"};
+    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
+    const Args args(argv, {"json"}, optionNames);
     args.expectPositional(2);
     const auto source = Checkpoint::open(args.positional()[0]);
     const auto output = Checkpoint::open(args.positional()[1]);

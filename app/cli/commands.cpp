@@ -24,7 +24,8 @@ const std::vector<Command>& commands()
          runDemo},
         {"inspect", "list every tensor of a checkpoint (header only)", "PATH [--json]", runInspect},
         {"analyze", "per-tensor quantization error of RTN, without writing anything",
-         "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--backend auto|cpu|cuda] [--json]",
+         "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory "
+         "SIZE] [--json]",
          runAnalyze},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
          "PATH [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] [--group G] "
@@ -37,12 +38,14 @@ const std::vector<Command>& commands()
          "write a compressed-tensors pack-quantized checkpoint with its model card, then verify it",
          "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] "
          "[--group 32|64|128|-1] [--tp N] [--max-shard-size SIZE] [--threads N] [--backend auto|cpu|cuda] "
+         "[--cuda-memory SIZE] "
          "[--no-verify] "
          "[--target-model M] [--target-precision P] [--license L] [--base-model B] [--model-name N] [--bench "
          "FILE]...",
          runQuantize},
         {"verify", "check an exported checkpoint against its source, bit for bit",
-         "SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda]", runVerify},
+         "SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]",
+         runVerify},
         {"card", "write the model card (README.md) of a planned export",
          "PATH [--out FILE] [plan options as for quantize] [--target-model M] [--target-precision P] "
          "[--license L] "
@@ -53,7 +56,7 @@ const std::vector<Command>& commands()
          "[--prompt-len N] [--repeat N] [--override-tags] [--metric NAME]... [--confidence 0.95]",
          runReport},
         {"perf", "measure analyze and quantize+pack throughput against memory and file bandwidth",
-         "[--size GIB] [--threads N] [--backend auto|cpu|cuda]", runPerf},
+         "[--size GIB] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]", runPerf},
     };
     return all;
 }
