@@ -286,6 +286,41 @@ class TestGuiBenchTab : public QObject
         QCOMPARE(tab.tableModel()->rowCount(), rows);
     }
 
+    void importTagsNameTheArm()
+    {
+        // A /metrics pair states no arm: the tag fields give it one, as --arm does on the CLI.
+        BenchmarksTab tab;
+        RecordTags tags;
+        tags.arm = "w4a16_draft";
+        tags.promptLen = 1024;
+        tab.setImportTags(tags);
+        QCOMPARE(tab.importTags().arm.value_or(""), std::string("w4a16_draft"));
+        QVERIFY(importAndWait(tab, {data("metrics_before.prom"), data("metrics_after.prom")}));
+        QVERIFY2(tab.importError().isEmpty(), qPrintable(tab.importError()));
+        auto report = tab.currentReport();
+        QVERIFY(report);
+        QCOMPARE(report->arms, std::vector<std::string>{"w4a16_draft"});
+        QCOMPARE(report->cells.front().promptLen, 1024LL);
+        for (int i = 0; i < tab.warningsList()->count(); ++i) {
+            QVERIFY2(!tab.warningsList()->item(i)->text().contains(QStringLiteral("carries no arm")),
+                     qPrintable(tab.warningsList()->item(i)->text()));
+        }
+
+        // Override replaces what a file states; without it, a file's own arm wins.
+        tab.clear();
+        tags.override = false;
+        tags.promptLen.reset();
+        tab.setImportTags(tags);
+        QVERIFY(importAndWait(tab, {data(kBf16Json)}));
+        QCOMPARE(tab.currentReport()->arms, std::vector<std::string>{"bf16_draft"});
+        tab.clear();
+        tags.override = true;
+        tab.setImportTags(tags);
+        QVERIFY(tab.importTags().override);
+        QVERIFY(importAndWait(tab, {data(kBf16Json)}));
+        QCOMPARE(tab.currentReport()->arms, std::vector<std::string>{"w4a16_draft"});
+    }
+
     void scrapesOneAtATime()
     {
         // Dropping "before" then "after" separately pairs them in that order.

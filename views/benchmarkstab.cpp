@@ -7,6 +7,7 @@
 #include "views/benchtablemodel.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
@@ -19,11 +20,13 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSet>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTableView>
@@ -57,9 +60,10 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     : QWidget(parent), m_importer(new BenchImporter(this)), m_lastDirectory(QDir::homePath()),
       m_model(new BenchTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_clear(new QPushButton(tr("C&lear"), this)), m_copy(new QPushButton(tr("Copy as &Markdown"), this)),
-      m_baselineBox(new QComboBox(this)), m_status(new QLabel(this)), m_banner(new QLabel(this)),
-      m_error(new QLabel(this)), m_hint(new QLabel(this)), m_table(new QTableView(this)),
-      m_warnings(new QListWidget(this))
+      m_baselineBox(new QComboBox(this)), m_armTag(new QLineEdit(this)), m_promptLenTag(new QSpinBox(this)),
+      m_overrideTags(new QCheckBox(tr("O&verride file tags"), this)), m_status(new QLabel(this)),
+      m_banner(new QLabel(this)), m_error(new QLabel(this)), m_hint(new QLabel(this)),
+      m_table(new QTableView(this)), m_warnings(new QListWidget(this))
 {
     setAcceptDrops(true);
 
@@ -80,6 +84,24 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     auto* baselineLabel = new QLabel(tr("&Baseline:"), this);
     baselineLabel->setBuddy(m_baselineBox);
 
+    // Tags for files that carry none: a /metrics pair has no arm, a CSV may lack the arm column.
+    m_armTag->setObjectName(QStringLiteral("armTag"));
+    m_armTag->setPlaceholderText(tr("from the file"));
+    m_armTag->setClearButtonEnabled(true);
+    m_armTag->setToolTip(tr("Arm given to the next imported files that name none (/metrics pairs, CSV "
+                            "without an arm column), e.g. bf16_draft or w4a16_draft."));
+    auto* armLabel = new QLabel(tr("&Arm:"), this);
+    armLabel->setBuddy(m_armTag);
+    m_promptLenTag->setObjectName(QStringLiteral("promptLenTag"));
+    m_promptLenTag->setRange(0, 100000000);
+    m_promptLenTag->setSpecialValueText(tr("from the file"));
+    m_promptLenTag->setToolTip(tr("Prompt length given to the next imported files that state none."));
+    auto* promptLabel = new QLabel(tr("&Prompt length:"), this);
+    promptLabel->setBuddy(m_promptLenTag);
+    m_overrideTags->setObjectName(QStringLiteral("overrideTags"));
+    m_overrideTags->setToolTip(tr("Replace the arm and prompt length the files state with the ones given "
+                                  "here."));
+
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(importButton);
     toolbar->addWidget(m_clear);
@@ -89,6 +111,14 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     toolbar->addWidget(m_copy);
     toolbar->addStretch(1);
     toolbar->addWidget(m_status);
+    auto* tagBar = new QHBoxLayout;
+    tagBar->addWidget(new QLabel(tr("Tag imports:"), this));
+    tagBar->addWidget(armLabel);
+    tagBar->addWidget(m_armTag);
+    tagBar->addWidget(promptLabel);
+    tagBar->addWidget(m_promptLenTag);
+    tagBar->addWidget(m_overrideTags);
+    tagBar->addStretch(1);
 
     // The one failure that raises no error anywhere else: make it impossible to miss.
     m_banner->setObjectName(QStringLiteral("acceptanceCollapseBanner"));
@@ -150,6 +180,7 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(toolbar);
+    layout->addLayout(tagBar);
     layout->addWidget(m_banner);
     layout->addWidget(m_error);
     layout->addWidget(splitter, 1);
@@ -245,7 +276,28 @@ void BenchmarksTab::importFiles(const QStringList& paths)
         return;
     }
     m_status->setText(tr("Importing %n file(s)…", nullptr, static_cast<int>(fresh.size())));
-    m_importer->import(fresh);
+    m_importer->import(fresh, importTags());
+}
+
+RecordTags BenchmarksTab::importTags() const
+{
+    RecordTags tags;
+    const QString arm = m_armTag->text().trimmed();
+    if (!arm.isEmpty()) {
+        tags.arm = arm.toStdString();
+    }
+    if (m_promptLenTag->value() > 0) {
+        tags.promptLen = m_promptLenTag->value();
+    }
+    tags.override = m_overrideTags->isChecked();
+    return tags;
+}
+
+void BenchmarksTab::setImportTags(const RecordTags& tags)
+{
+    m_armTag->setText(QString::fromStdString(tags.arm.value_or(std::string())));
+    m_promptLenTag->setValue(static_cast<int>(tags.promptLen.value_or(0)));
+    m_overrideTags->setChecked(tags.override);
 }
 
 void BenchmarksTab::importWithDialog()

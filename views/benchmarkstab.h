@@ -10,11 +10,14 @@
 #include <memory>
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
+class QLineEdit;
 class QLabel;
 class QListWidget;
 class QPushButton;
 class QSortFilterProxyModel;
+class QSpinBox;
 class QTableView;
 
 namespace spark {
@@ -56,6 +59,10 @@ class BenchmarksTab : public QWidget
     QTableView* tableView() const { return m_table; }
     QListWidget* warningsList() const { return m_warnings; }
     QComboBox* baselineSelector() const { return m_baselineBox; }
+    /// @brief The tags given to the next imports (arm, prompt length, override), like the CLI's --arm,
+    /// --prompt-len and --override-tags: for /metrics pairs and CSV files that carry none.
+    RecordTags importTags() const;
+    void setImportTags(const RecordTags& tags);
     /// @brief The acceptance-collapse banner (hidden unless an arm collapsed).
     QLabel* collapseBanner() const { return m_banner; }
     /// @brief The last import error shown, or empty.
@@ -109,6 +116,9 @@ class BenchmarksTab : public QWidget
     QPushButton* m_clear;
     QPushButton* m_copy;
     QComboBox* m_baselineBox;
+    QLineEdit* m_armTag;
+    QSpinBox* m_promptLenTag;
+    QCheckBox* m_overrideTags;
     QLabel* m_status;
     QLabel* m_banner;
     QLabel* m_error;

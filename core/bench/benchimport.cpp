@@ -108,8 +108,10 @@ BenchImport importBenchFiles(const std::vector<std::filesystem::path>& paths, co
             pair.records.push_back(recordFromSpecDecodeDelta(delta, file, tags));
             pair.warnings = std::move(delta.warnings);
             if (!tags.arm) {
-                pair.warnings.push_back({BenchWarningKind::MissingTag, file, 0,
-                                         "a /metrics pair carries no arm; give one (e.g. --arm NAME)"});
+                pair.warnings.push_back(
+                    {BenchWarningKind::MissingTag, file, 0,
+                     "a /metrics pair carries no arm: tag the import with one (--arm NAME, or Arm in the "
+                     "Benchmarks tab)"});
             }
             all.append(std::move(pair));
             pendingBefore.reset();
