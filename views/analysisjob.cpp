@@ -77,10 +77,8 @@ AnalysisJob::~AnalysisJob()
 }
 
 int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const QuantScheme& scheme,
-                       Backend backend)
+                       std::shared_ptr<const QuantBackend> backend)
 {
-    // Made here so that a device that cannot start is reported before anything runs.
-    std::shared_ptr<const QuantBackend> engine = makeBackend(backend);
     if (m_running) {
         cancel();
     }
@@ -120,8 +118,8 @@ int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const Quant
         Q_EMIT finished(false);
     });
     m_future = QtConcurrent::run([checkpoint = std::move(checkpoint), scheme,
-                                  engine = std::move(engine)](QPromise<TensorQuantResult>& promise) {
-        analyzeAll(promise, *checkpoint, scheme, *engine);
+                                  backend = std::move(backend)](QPromise<TensorQuantResult>& promise) {
+        analyzeAll(promise, *checkpoint, scheme, backend ? *backend : cpuBackend());
     });
     watcher->setFuture(m_future);
     return count;

@@ -38,11 +38,11 @@ class AnalysisJob : public QObject
     /// Cancels a running job; the worker stops at its next progress report.
     ~AnalysisJob() override;
 
-    /// @brief Starts analyzing @p checkpoint with @p scheme on @p backend; a running job is cancelled
-    /// first. Throws std::runtime_error (nothing started) when the backend cannot be used.
+    /// @brief Starts analyzing @p checkpoint with @p scheme on @p backend (nullptr: the CPU); a running
+    /// job is cancelled first.
     /// @return the number of tensors the job will analyze.
     int start(std::shared_ptr<const Checkpoint> checkpoint, const QuantScheme& scheme,
-              Backend backend = Backend::Cpu);
+              std::shared_ptr<const QuantBackend> backend = nullptr);
     /// @brief Stops the running job (emits finished(true)); nothing more of it is reported.
     void cancel();
     bool isRunning() const { return m_running; }

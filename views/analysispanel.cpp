@@ -125,21 +125,24 @@ void AnalysisPanel::analyze()
             tr("The scheme %1 is not supported.").arg(QString::fromStdString(selected.label())), 5000);
         return;
     }
+    // The backend first: a device that cannot start leaves the current results and any running job alone.
+    std::shared_ptr<const QuantBackend> backend;
+    if (m_backend->currentData().toString() == QStringLiteral("cuda")) {
+        try {
+            backend = makeBackend(Backend::Cuda);
+        } catch (const std::exception& e) {
+            Q_EMIT statusMessage(tr("Cannot analyze on CUDA: %1").arg(QString::fromStdString(e.what())),
+                                 8000);
+            return;
+        }
+    }
     m_job->cancel(); // its results are dropped from here on
     m_results.clear();
     m_failed = 0;
     m_hasRun = true;
     m_document->clearAnalysis();
     Q_EMIT analysisCleared();
-    const Backend backend =
-        m_backend->currentData().toString() == QStringLiteral("cuda") ? Backend::Cuda : Backend::Cpu;
-    try {
-        m_expected = m_job->start(snapshot->checkpoint, selected, backend);
-    } catch (const std::exception& e) {
-        // The device went away or cannot start: nothing runs, the user picks the CPU.
-        Q_EMIT statusMessage(tr("Cannot analyze: %1").arg(QString::fromStdString(e.what())), 8000);
-        return;
-    }
+    m_expected = m_job->start(snapshot->checkpoint, selected, std::move(backend));
     setRunning(true);
     m_progress->setValue(0);
     m_eta->setText(tr("estimating…"));
