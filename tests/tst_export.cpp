@@ -329,6 +329,7 @@ void TestExport::interruptLeavesNothing()
     QCOMPARE(process.exitStatus(), QProcess::NormalExit); // handled, not killed by the signal
     QCOMPARE(process.exitCode(), 2);
     const auto err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.contains(QStringLiteral("cancelling (Ctrl-C again to quit at once)")), qPrintable(err));
     QVERIFY2(err.contains(QStringLiteral("cancelled")), qPrintable(err));
     QVERIFY(!fs::exists(out));
     QVERIFY2(!fs::exists(*staging), staging->c_str());

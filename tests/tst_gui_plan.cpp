@@ -2,20 +2,27 @@
 // module through the entries (with its fused partners), undo/redo, lint tooltips and the summary bar.
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
+#include "testsupport.h"
 #include "views/checkpointloader.h"
 #include "views/document.h"
 #include "views/lintmodel.h"
 #include "views/plancontroller.h"
 #include "views/planentrylistmodel.h"
 #include "views/planmodulemodel.h"
+#include "views/plantab.h"
 #include "views/summarybar.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <nlohmann/json.hpp>
+#include <set>
 
 using namespace spark;
 
@@ -68,6 +75,63 @@ class TestGuiPlan : public QObject
     {
         delete m_controller;
         delete m_document;
+    }
+
+    void copiedCommandReproducesThePlan()
+    {
+        // Edits of every kind: a toggled fused module, a user regex entry (draft layer 4 is vLLM's layer
+        // 82 behind a 78-layer target), the target layer count and an 8-bit per-channel scheme.
+        QString message;
+        QVERIFY2(m_controller->toggleModule(fusedQuantizedModule(), &message), qPrintable(message));
+        m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:.*layers\\.82\\.mlp\\.down_proj$"));
+        m_controller->setTargetLayers(78);
+        m_controller->setScheme({8, -1});
+        m_controller->recomputeNow();
+        const auto plan = m_controller->plan();
+        QVERIFY(plan->errors.empty());
+
+        PlanTab tab(m_controller);
+        const QString command = tab.quantizeCommandText();
+        QVERIFY2(command.startsWith(QStringLiteral("sparkulator-cli quantize ")), qPrintable(command));
+        QVERIFY(command.contains(QStringLiteral("--out ")));
+        // The copied text through a real shell, with a sparkulator-cli on PATH that runs `plan` on the
+        // same source and options instead (nothing is written).
+        const QString bin = m_dir.filePath(QStringLiteral("bin"));
+        QVERIFY(QDir().mkpath(bin));
+        QFile stand(bin + QStringLiteral("/sparkulator-cli"));
+        QVERIFY(stand.open(QIODevice::WriteOnly));
+        stand.write("#!/bin/sh\nsrc=$2\nshift 4\nexec \"$CLI\" plan \"$src\" \"$@\" --json\n");
+        stand.close();
+        QVERIFY(stand.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        QProcess shell;
+        auto environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("CLI"), QStringLiteral(SPARK_CLI_PATH));
+        environment.insert(QStringLiteral("PATH"),
+                           bin + QLatin1Char(':') + environment.value(QStringLiteral("PATH")));
+        shell.setProcessEnvironment(environment);
+        shell.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), command});
+        QVERIFY(shell.waitForFinished(60000));
+        QVERIFY2(shell.exitCode() == 0, qPrintable(command + QStringLiteral("\n") +
+                                                   QString::fromUtf8(shell.readAllStandardError())));
+        const auto json = nlohmann::json::parse(shell.readAllStandardOutput().toStdString());
+        QCOMPARE(json["scheme"]["bits"].get<int>(), 8);
+        QCOMPARE(json["scheme"]["group_size"].get<int>(), -1);
+        QCOMPARE(json["target_layers"].get<int>(), 78);
+        std::set<std::string> cliQuantized;
+        for (const auto& m : json["modules"]) {
+            if (m["decision"] == "quantize") {
+                cliQuantized.insert(m["name"].get<std::string>());
+            }
+        }
+        std::set<std::string> guiQuantized;
+        for (const auto& m : plan->modules) {
+            if (m.decision == PlanDecision::Quantize) {
+                guiQuantized.insert(m.name);
+            }
+        }
+        QVERIFY(!guiQuantized.empty());
+        QVERIFY(!guiQuantized.count("layers.4.mlp.down_proj"));
+        QVERIFY(cliQuantized == guiQuantized);
     }
 
     void autoPresetPlansTheDraft()

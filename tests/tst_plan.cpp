@@ -3,6 +3,7 @@
 #include "core/demo/demodraft.h"
 #include "core/plan/draftlayout.h"
 #include "core/plan/lintrules.h"
+#include "core/plan/plancommand.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
@@ -131,6 +132,7 @@ class TestPlan : public QObject
     void cliPlanJson();
     void cliPlanFusedError();
     void everyFindingHasARule();
+    void commandLine();
 };
 
 void TestPlan::detect_data()
@@ -740,6 +742,30 @@ void TestPlan::everyFindingHasARule()
         }
     }
     QVERIFY2(seen.size() >= 12, std::to_string(seen.size()).c_str()); // the variants reach most rules
+}
+
+// The GUI's "Copy as Command": defaults left out, entries in order, words quoted for a POSIX shell.
+void TestPlan::commandLine()
+{
+    QVERIFY(planArguments(PlanOptions{}).empty());
+    PlanOptions options;
+    options.preset = "glm-dspark";
+    options.targets = {"Linear"};
+    options.ignore = {"re:.*\\.fc$", "lm_head"};
+    options.targetLayers = 78;
+    options.bits = 8;
+    options.groupSize = -1;
+    const std::vector<std::string> expected{
+        "--preset", "glm-dspark",      "--target", "Linear", "--ignore", "re:.*\\.fc$", "--ignore",
+        "lm_head",  "--target-layers", "78",       "--bits", "8",        "--group",     "-1"};
+    QCOMPARE(planArguments(options), expected);
+    QCOMPARE(shellQuote("model.layers.3.mlp"), std::string("model.layers.3.mlp"));
+    QCOMPARE(shellQuote("re:.*\\.fc$"), std::string("'re:.*\\.fc$'"));
+    QCOMPARE(shellQuote("it's"), std::string("'it'\\''s'"));
+    QCOMPARE(shellQuote(""), std::string("''"));
+    QCOMPARE(shellQuote("a b"), std::string("'a b'"));
+    QCOMPARE(quantizeCommand("/data/my draft", "/data/out", PlanOptions{}),
+             std::string("sparkulator-cli quantize '/data/my draft' --out /data/out"));
 }
 
 QTEST_GUILESS_MAIN(TestPlan)

@@ -185,11 +185,8 @@ void PlanController::scheduleRecompute()
     m_debounce->start();
 }
 
-std::shared_ptr<const QuantPlan> PlanController::computePlan(const PlanEdits& edits) const
+PlanOptions PlanController::optionsFor(const PlanEdits& edits) const
 {
-    if (!m_hasCheckpoint) {
-        return nullptr;
-    }
     PlanOptions options;
     options.preset = edits.preset.toStdString();
     options.targets = toStd(edits.targets);
@@ -197,7 +194,15 @@ std::shared_ptr<const QuantPlan> PlanController::computePlan(const PlanEdits& ed
     options.targetLayers = edits.targetLayers;
     options.bits = m_scheme.bits;
     options.groupSize = m_scheme.groupSize;
-    return std::make_shared<const QuantPlan>(makePlan(m_config, m_tensors, options));
+    return options;
+}
+
+std::shared_ptr<const QuantPlan> PlanController::computePlan(const PlanEdits& edits) const
+{
+    if (!m_hasCheckpoint) {
+        return nullptr;
+    }
+    return std::make_shared<const QuantPlan>(makePlan(m_config, m_tensors, optionsFor(edits)));
 }
 
 void PlanController::recomputeNow()

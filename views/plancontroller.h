@@ -30,8 +30,12 @@ class PlanController : public QObject
     ~PlanController() override;
 
     QUndoStack* undoStack() const { return m_undo; }
+    Document* document() const { return m_document; }
     const PlanEdits& edits() const { return m_edits; }
     QuantScheme scheme() const { return m_scheme; }
+    /// @brief What the current edits and scheme ask of core's makePlan() (also what `plan` and
+    /// `quantize` take on the command line).
+    PlanOptions planOptions() const { return optionsFor(m_edits); }
     /// @brief The plan of the current edits (after the debounce), or null when nothing is open.
     std::shared_ptr<const QuantPlan> plan() const { return m_plan; }
     /// @brief The plan an export may use: nullptr when there is none, it has errors, or an edit is still
@@ -82,6 +86,7 @@ class PlanController : public QObject
   private:
     void onSnapshotChanged();
     void scheduleRecompute();
+    PlanOptions optionsFor(const PlanEdits& edits) const;
     std::shared_ptr<const QuantPlan> computePlan(const PlanEdits& edits) const;
     QStringList& entriesOf(PlanEdits& edits, EntryKind kind) const;
 

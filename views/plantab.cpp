@@ -1,19 +1,25 @@
 #include "views/plantab.h"
 
+#include "core/plan/plancommand.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
+#include "views/document.h"
+#include "views/exportdialog.h"
 #include "views/lintmodel.h"
 #include "views/plancontroller.h"
 #include "views/planentryeditor.h"
 #include "views/planmodulemodel.h"
 #include "views/summarybar.h"
 
+#include <QClipboard>
 #include <QComboBox>
 #include <QGroupBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelection>
 #include <QLabel>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -65,6 +71,13 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     top->addWidget(m_presetDescription, 1);
     top->addWidget(m_targetLayersLabel);
     top->addWidget(m_targetLayers);
+    auto* copyCommand =
+        new QPushButton(QIcon::fromTheme(QStringLiteral("edit-copy")), tr("Copy as &Command"), this);
+    copyCommand->setObjectName(QStringLiteral("copyCommand"));
+    copyCommand->setToolTip(tr("Copy the sparkulator-cli quantize command that makes exactly this plan, for "
+                               "scripts and CI."));
+    connect(copyCommand, &QPushButton::clicked, this, &PlanTab::copyQuantizeCommand);
+    top->addWidget(copyCommand);
 
     m_targets = new PlanEntryEditor(controller, EntryKind::Target, this);
     m_ignore = new PlanEntryEditor(controller, EntryKind::Ignore, this);
@@ -157,6 +170,28 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     connect(m_controller, &PlanController::editsChanged, this, &PlanTab::onEditsChanged);
     onEditsChanged();
     onPlanChanged();
+}
+
+QString PlanTab::quantizeCommandText() const
+{
+    const auto snapshot = m_controller->document()->snapshot();
+    if (!snapshot || snapshot->folder.isEmpty()) {
+        return {};
+    }
+    const QString output = ExportDialog::defaultOutput(snapshot->folder);
+    return QString::fromStdString(
+        quantizeCommand(snapshot->folder.toStdString(), output.toStdString(), m_controller->planOptions()));
+}
+
+void PlanTab::copyQuantizeCommand()
+{
+    const QString command = quantizeCommandText();
+    if (command.isEmpty()) {
+        Q_EMIT statusMessage(tr("Open a draft checkpoint first."));
+        return;
+    }
+    QGuiApplication::clipboard()->setText(command);
+    Q_EMIT statusMessage(tr("Copied: %1").arg(command));
 }
 
 QString PlanTab::errorText() const

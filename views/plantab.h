@@ -37,6 +37,11 @@ class PlanTab : public QWidget
     QSpinBox* targetLayersBox() const { return m_targetLayers; }
     /// @brief The error line ("export is blocked: …"), empty when the plan has no errors.
     QString errorText() const;
+    /// @brief The `sparkulator-cli quantize` command that makes this plan (source folder, the export
+    /// dialog's default output, every option that differs from the defaults); empty when nothing is open.
+    QString quantizeCommandText() const;
+    /// @brief Puts quantizeCommandText() on the clipboard.
+    void copyQuantizeCommand();
 
     /// @brief Selects the rows of @p modules in the modules table. @return how many were found.
     int selectModules(const QStringList& modules);

@@ -12,9 +12,14 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-extern "C" void onInterrupt(int)
+// The first Ctrl-C asks the work to stop at its next progress report (which removes its partial
+// output); a second one ends the process at once, the default way.
+extern "C" void onInterrupt(int signal)
 {
     g_interrupted = true;
+    static constexpr char kMessage[] = "\nsparkulator-cli: cancelling (Ctrl-C again to quit at once)\n";
+    [[maybe_unused]] const auto written = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    std::signal(signal, SIG_DFL);
 }
 
 } // namespace
