@@ -55,11 +55,11 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
       m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_openFolder(new QPushButton(tr("&Open Output Folder"), this))
 {
-    setWindowTitle(tr("Export W4A16 Checkpoint"));
+    setWindowTitle(tr("Export W%1A16 Checkpoint").arg(m_plan.scheme.bits));
     const QString sourceFolder = m_source ? QString::fromStdString(m_source->folder().string()) : QString();
 
     // Output.
-    m_output->setText(defaultOutput(sourceFolder));
+    m_output->setText(defaultOutput(sourceFolder, m_plan.scheme.bits));
     m_output->setToolTip(tr("The folder to create. It must not exist yet (or be empty) and must not lie "
                             "inside the source."));
     auto* browseButton = new QPushButton(tr("&Browse…"), this);
@@ -186,12 +186,12 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
 
 ExportDialog::~ExportDialog() = default;
 
-QString ExportDialog::defaultOutput(const QString& sourceFolder)
+QString ExportDialog::defaultOutput(const QString& sourceFolder, int bits)
 {
     if (sourceFolder.isEmpty()) {
         return {};
     }
-    const QString base = QDir::cleanPath(sourceFolder) + QStringLiteral("-w4a16");
+    const QString base = QDir::cleanPath(sourceFolder) + QStringLiteral("-w%1a16").arg(bits);
     QString candidate = base;
     for (int i = 2; QFileInfo::exists(candidate); ++i) {
         candidate = base + QLatin1Char('-') + QString::number(i);

@@ -36,8 +36,9 @@ class ExportDialog : public QDialog
                  std::optional<BenchReport> benchmarks = std::nullopt, QWidget* parent = nullptr);
     ~ExportDialog() override;
 
-    /// @brief `<source>-w4a16` beside the source folder, with -2, -3… when that exists.
-    static QString defaultOutput(const QString& sourceFolder);
+    /// @brief `<source>-w4a16` (`-w8a16` for 8 bits) beside the source folder, with -2, -3… when that
+    /// exists.
+    static QString defaultOutput(const QString& sourceFolder, int bits = 4);
 
     QString outputPath() const;
     void setOutputPath(const QString& path);

@@ -178,9 +178,10 @@ QString PlanTab::quantizeCommandText() const
     if (!snapshot || snapshot->folder.isEmpty()) {
         return {};
     }
-    const QString output = ExportDialog::defaultOutput(snapshot->folder);
+    const PlanOptions options = m_controller->planOptions();
+    const QString output = ExportDialog::defaultOutput(snapshot->folder, options.bits);
     return QString::fromStdString(
-        quantizeCommand(snapshot->folder.toStdString(), output.toStdString(), m_controller->planOptions()));
+        quantizeCommand(snapshot->folder.toStdString(), output.toStdString(), options));
 }
 
 void PlanTab::copyQuantizeCommand()
