@@ -19,7 +19,8 @@ std::unique_ptr<QuantBackend> backendFrom(const Args& args)
     BackendOptions options;
     if (const auto memory = args.value("cuda-memory")) {
         options.cudaDeviceMemory = static_cast<std::size_t>(parseByteSize(*memory));
-        // Each of the streams needs room for at least a row block of the widest tensor.
+        // A floor well above the engine's 1 MiB per stream: every stream's share then holds blocks of many
+        // rows of any draft weight (a row is tens of KiB), with their scales and packed words.
         if (options.cudaDeviceMemory < (std::size_t{16} << 20)) {
             throw UsageError("--cuda-memory must be at least 16MiB");
         }
