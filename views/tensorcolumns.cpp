@@ -89,6 +89,25 @@ bool TensorColumns::isNumeric(int column)
     return column == Params || column == Bytes || column == Share || column == RelError || column == MaxError;
 }
 
+QVariant TensorColumns::alignment(int column)
+{
+    return isNumeric(column) ? QVariant((Qt::AlignRight | Qt::AlignVCenter).toInt()) : QVariant();
+}
+
+QVariant TensorColumns::header(int column, int role)
+{
+    switch (role) {
+    case Qt::DisplayRole:
+        return title(column);
+    case Qt::ToolTipRole:
+        return toolTip(column);
+    case Qt::TextAlignmentRole:
+        return alignment(column);
+    default:
+        return {};
+    }
+}
+
 QVariant TensorColumns::display(const TensorRow& row, const TensorRowResult* analysis, int column)
 {
     switch (column) {

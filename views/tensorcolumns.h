@@ -32,6 +32,10 @@ class TensorColumns
     static QString title(int column);
     static QString toolTip(int column);
     static bool isNumeric(int column);
+    /// @brief Right-aligned for numeric columns (cells and headers), nothing otherwise.
+    static QVariant alignment(int column);
+    /// @brief The header of @p column for @p role (title, tool tip, alignment); invalid for other roles.
+    static QVariant header(int column, int role);
 
     /// @brief Display text of a tensor cell.
     static QVariant display(const TensorRow& row, const TensorRowResult* analysis, int column);

@@ -88,8 +88,7 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         return column == TensorColumns::Name ? QVariant(row.name) : QVariant();
     case Qt::TextAlignmentRole:
-        return TensorColumns::isNumeric(column) ? QVariant((Qt::AlignRight | Qt::AlignVCenter).toInt())
-                                                : QVariant();
+        return TensorColumns::alignment(column);
     case TensorColumns::SortRole:
         return TensorColumns::sortKey(row, analysisOf(index.row()), column);
     case TensorColumns::TensorNameRole:
@@ -126,17 +125,7 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= TensorColumns::Count) {
         return QAbstractTableModel::headerData(section, orientation, role);
     }
-    switch (role) {
-    case Qt::DisplayRole:
-        return TensorColumns::title(section);
-    case Qt::ToolTipRole:
-        return TensorColumns::toolTip(section);
-    case Qt::TextAlignmentRole:
-        return TensorColumns::isNumeric(section) ? QVariant((Qt::AlignRight | Qt::AlignVCenter).toInt())
-                                                 : QVariant();
-    default:
-        return {};
-    }
+    return TensorColumns::header(section, role);
 }
 
 } // namespace spark

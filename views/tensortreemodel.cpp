@@ -20,11 +20,6 @@ QString relativeName(const QString& name, const QString& prefix)
     return name;
 }
 
-QVariant rightAligned()
-{
-    return QVariant((Qt::AlignRight | Qt::AlignVCenter).toInt());
-}
-
 } // namespace
 
 TensorTreeModel::TensorTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
@@ -248,7 +243,7 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
     case Qt::ToolTipRole:
         return column == TensorColumns::Name ? QVariant(node.fullName) : QVariant();
     case Qt::TextAlignmentRole:
-        return TensorColumns::isNumeric(column) ? rightAligned() : QVariant();
+        return TensorColumns::alignment(column);
     case Qt::CheckStateRole:
         // On the module row (decisions are per module), and on a lone tensor row in flat lists.
         if (column != TensorColumns::Decision || !(isModule || isTensor) || node.tensorRow < 0 ||
@@ -313,16 +308,7 @@ QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal || section < 0 || section >= TensorColumns::Count) {
         return QAbstractItemModel::headerData(section, orientation, role);
     }
-    switch (role) {
-    case Qt::DisplayRole:
-        return TensorColumns::title(section);
-    case Qt::ToolTipRole:
-        return TensorColumns::toolTip(section);
-    case Qt::TextAlignmentRole:
-        return TensorColumns::isNumeric(section) ? rightAligned() : QVariant();
-    default:
-        return {};
-    }
+    return TensorColumns::header(section, role);
 }
 
 } // namespace spark

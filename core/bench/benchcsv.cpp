@@ -251,11 +251,7 @@ BenchImport parseBenchCsv(std::string_view text, const std::string& file, const 
             }
         }
         if (draftTokens && accepted) {
-            SpecDecodeCounters counters;
-            counters.hasNumDrafts = drafts.has_value();
-            counters.numDrafts = drafts.value_or(0);
-            counters.draftTokens = *draftTokens;
-            counters.acceptedTokens = *accepted;
+            auto counters = SpecDecodeCounters::fromTotals(drafts, *draftTokens, *accepted);
             // Per-position counts are not rebuilt from the 4-decimal rates: they would not sum exactly.
             record.counters = counters;
         }

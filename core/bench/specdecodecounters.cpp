@@ -6,6 +6,17 @@
 
 namespace spark {
 
+SpecDecodeCounters SpecDecodeCounters::fromTotals(std::optional<double> drafts, double draftTokens,
+                                                  double acceptedTokens)
+{
+    SpecDecodeCounters counters;
+    counters.hasNumDrafts = drafts.has_value();
+    counters.numDrafts = drafts.value_or(0);
+    counters.draftTokens = draftTokens;
+    counters.acceptedTokens = acceptedTokens;
+    return counters;
+}
+
 double SpecDecodeCounters::acceptanceRate() const
 {
     return draftTokens > 0 ? acceptedTokens / draftTokens : std::numeric_limits<double>::quiet_NaN();

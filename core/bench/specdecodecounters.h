@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct SpecDecodeCounters
     std::vector<double> acceptedPerPosition;
     /// False for early V1 servers that export no num_drafts counter (then AL is unknown).
     bool hasNumDrafts = true;
+
+    /// @brief Totals as result files state them; @p drafts is absent where the server exported none.
+    static SpecDecodeCounters fromTotals(std::optional<double> drafts, double draftTokens,
+                                         double acceptedTokens);
 
     /// @brief accepted / draft tokens as a fraction (vLLM prints it ×100); NaN when no draft tokens.
     double acceptanceRate() const;

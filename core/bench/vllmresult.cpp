@@ -142,11 +142,7 @@ BenchRecord recordFromObject(const nlohmann::json& obj, const ObjectContext& ctx
     const auto draftTokens = record.metric("spec_decode_draft_tokens");
     const auto accepted = record.metric("spec_decode_accepted_tokens");
     if (draftTokens && accepted) {
-        SpecDecodeCounters counters;
-        counters.hasNumDrafts = drafts.has_value();
-        counters.numDrafts = drafts.value_or(0);
-        counters.draftTokens = *draftTokens;
-        counters.acceptedTokens = *accepted;
+        auto counters = SpecDecodeCounters::fromTotals(drafts, *draftTokens, *accepted);
         for (const double rate : record.perPositionAcceptance) {
             // The file keeps rates only; the counts are integers, so rounding recovers them exactly.
             counters.acceptedPerPosition.push_back(std::round(rate * counters.numDrafts));

@@ -11,6 +11,7 @@
 #include "core/quant/rtnscalar.h"
 
 #include <hwy/highway.h>
+#include <type_traits>
 
 HWY_BEFORE_NAMESPACE();
 namespace spark::HWY_NAMESPACE {
@@ -24,6 +25,21 @@ using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 
 template <DType T> constexpr std::size_t kElementBytes = T == DType::F32 ? 4 : 2;
+
+/// Calls @p kernel with the weight dtype as a template argument (std::integral_constant), so each
+/// kernel is instantiated once per quantizable dtype: F32, F16, BF16 (anything else was rejected by
+/// WeightRows::validate()).
+template <class Kernel> HWY_INLINE auto WithDType(DType dtype, const Kernel& kernel)
+{
+    switch (dtype) {
+    case DType::F32:
+        return kernel(std::integral_constant<DType, DType::F32>{});
+    case DType::F16:
+        return kernel(std::integral_constant<DType, DType::F16>{});
+    default:
+        return kernel(std::integral_constant<DType, DType::BF16>{});
+    }
+}
 
 template <DType T> HWY_INLINE hn::Vec<DU> LoadRaw(const std::byte* p)
 {

@@ -1,5 +1,6 @@
 #include "core/quant/rtn.h"
 
+#include "core/quant/quantbackend.h"
 #include "core/quant/rtnkernels.h"
 #include "core/util/parallel.h"
 
@@ -69,15 +70,7 @@ void quantizeRows(const WeightRows& rows, const QuantScheme& scheme, const std::
 
 QuantizedWeight quantize(const WeightRows& rows, const QuantScheme& scheme, unsigned threads)
 {
-    rows.validate(scheme);
-    QuantizedWeight out;
-    out.rows = rows.rowCount;
-    out.cols = rows.cols;
-    out.scales.resize(rows.rowCount * scheme.groupsPerRow(rows.cols) * scaleBytes(rows.dtype));
-    out.packed.resize(rows.rowCount * scheme.packedWordsPerRow(rows.cols));
-    computeScales(rows, scheme, out.scales.data(), threads);
-    quantizeRows(rows, scheme, out.scales.data(), out.packed.data(), threads);
-    return out;
+    return cpuBackend().quantize(rows, scheme, threads);
 }
 
 } // namespace spark

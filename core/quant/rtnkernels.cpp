@@ -90,27 +90,15 @@ std::size_t QuantizeT(const WeightRows& rows, const QuantScheme& scheme, const s
 
 std::size_t ComputeScalesRows(const WeightRows& rows, const QuantScheme& scheme, std::byte* scalesOut)
 {
-    switch (rows.dtype) {
-    case DType::F32:
-        return ScalesT<DType::F32>(rows, scheme, scalesOut);
-    case DType::F16:
-        return ScalesT<DType::F16>(rows, scheme, scalesOut);
-    default:
-        return ScalesT<DType::BF16>(rows, scheme, scalesOut);
-    }
+    return WithDType(rows.dtype,
+                     [&](auto t) { return ScalesT<decltype(t)::value>(rows, scheme, scalesOut); });
 }
 
 std::size_t QuantizeRowsPacked(const WeightRows& rows, const QuantScheme& scheme, const std::byte* scales,
                                std::int32_t* packedOut)
 {
-    switch (rows.dtype) {
-    case DType::F32:
-        return QuantizeT<DType::F32>(rows, scheme, scales, packedOut);
-    case DType::F16:
-        return QuantizeT<DType::F16>(rows, scheme, scales, packedOut);
-    default:
-        return QuantizeT<DType::BF16>(rows, scheme, scales, packedOut);
-    }
+    return WithDType(rows.dtype,
+                     [&](auto t) { return QuantizeT<decltype(t)::value>(rows, scheme, scales, packedOut); });
 }
 
 } // namespace spark::HWY_NAMESPACE

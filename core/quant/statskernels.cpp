@@ -321,14 +321,8 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
 std::size_t ErrorStatsCount(const WeightRows& rows, const QuantScheme& scheme,
                             kernels::RowErrorPartials* perRow, kernels::StatsCounters& counters)
 {
-    switch (rows.dtype) {
-    case DType::F32:
-        return StatsT<DType::F32>(rows, scheme, perRow, counters);
-    case DType::F16:
-        return StatsT<DType::F16>(rows, scheme, perRow, counters);
-    default:
-        return StatsT<DType::BF16>(rows, scheme, perRow, counters);
-    }
+    return WithDType(rows.dtype,
+                     [&](auto t) { return StatsT<decltype(t)::value>(rows, scheme, perRow, counters); });
 }
 
 } // namespace spark::HWY_NAMESPACE

@@ -204,6 +204,35 @@ struct Engine::Impl
         return hostRegion + static_cast<std::size_t>(&slot - slots.data()) * slotBytes + part.host;
     }
 
+    /// Queues the start of every chunk: its weight rows copied through pinned memory to the device, and
+    /// its error index cleared (all bits set: no bad element).
+    void uploadWeights(Slot& slot, const Part& weights, const Part& bad, const std::byte* rows,
+                       std::size_t bytes, std::string_view tensor)
+    {
+        std::memcpy(host(slot, weights), rows, bytes);
+        check(cudaMemcpyAsync(dev(slot, weights), host(slot, weights), bytes, cudaMemcpyHostToDevice,
+                              slot.stream),
+              "copying weights to the device", tensor);
+        check(cudaMemsetAsync(dev(slot, bad), 0xFF, bad.bytes, slot.stream), "clearing the error index",
+              tensor);
+    }
+
+    /// Queues the copy of the chunk's error index back to the host (the last step of every chunk).
+    void downloadErrorIndex(Slot& slot, const Part& bad, std::string_view tensor)
+    {
+        check(
+            cudaMemcpyAsync(host(slot, bad), dev(slot, bad), bad.bytes, cudaMemcpyDeviceToHost, slot.stream),
+            "copying the error index from the device", tensor);
+    }
+
+    /// The finished chunk's first non-finite index (relative to the chunk), or kNoIndex.
+    std::uint64_t errorIndex(const Slot& slot, const Part& bad)
+    {
+        unsigned long long index;
+        std::memcpy(&index, host(slot, bad), sizeof index);
+        return index == ~0ull ? kNoIndex : static_cast<std::uint64_t>(index);
+    }
+
     /// Waits for everything in flight, ignoring errors (used when unwinding after a failure).
     void drainQuietly()
     {
@@ -306,10 +335,7 @@ struct Engine::Impl
         const auto* source = static_cast<const std::byte*>(block.data);
         auto issue = [&](Slot& slot) {
             const std::size_t n = slot.rows;
-            std::memcpy(host(slot, weights), source + slot.firstRow * inRow, n * inRow);
-            check(cudaMemcpyAsync(dev(slot, weights), host(slot, weights), n * inRow, cudaMemcpyHostToDevice,
-                                  slot.stream),
-                  "copying weights to the device", block.tensor);
+            uploadWeights(slot, weights, bad, source + slot.firstRow * inRow, n * inRow, block.tensor);
             if (readScales) {
                 std::memcpy(host(slot, scales),
                             static_cast<const std::byte*>(scalesIn) + slot.firstRow * scaleRow, n * scaleRow);
@@ -317,8 +343,6 @@ struct Engine::Impl
                                       cudaMemcpyHostToDevice, slot.stream),
                       "copying scales to the device", block.tensor);
             }
-            check(cudaMemsetAsync(dev(slot, bad), 0xFF, bad.bytes, slot.stream), "clearing the error index",
-                  block.tensor);
             kernels::launchQuantize(block, n, dev(slot, weights), dev(slot, scales),
                                     reinterpret_cast<std::int32_t*>(dev(slot, packed)), nullptr, mode,
                                     reinterpret_cast<unsigned long long*>(dev(slot, bad)), smCount,
@@ -333,14 +357,10 @@ struct Engine::Impl
                                       cudaMemcpyDeviceToHost, slot.stream),
                       "copying packed words from the device", block.tensor);
             }
-            check(cudaMemcpyAsync(host(slot, bad), dev(slot, bad), bad.bytes, cudaMemcpyDeviceToHost,
-                                  slot.stream),
-                  "copying the error index from the device", block.tensor);
+            downloadErrorIndex(slot, bad, block.tensor);
         };
         auto collect = [&](Slot& slot) -> std::uint64_t {
-            unsigned long long index;
-            std::memcpy(&index, host(slot, bad), sizeof index);
-            if (index != ~0ull) {
+            if (const std::uint64_t index = errorIndex(slot, bad); index != kNoIndex) {
                 return index;
             }
             if (writeScales) {
@@ -386,12 +406,7 @@ struct Engine::Impl
         const auto* source = static_cast<const std::byte*>(block.data);
         auto issue = [&](Slot& slot) {
             const std::size_t n = slot.rows;
-            std::memcpy(host(slot, weights), source + slot.firstRow * inRow, n * inRow);
-            check(cudaMemcpyAsync(dev(slot, weights), host(slot, weights), n * inRow, cudaMemcpyHostToDevice,
-                                  slot.stream),
-                  "copying weights to the device", block.tensor);
-            check(cudaMemsetAsync(dev(slot, bad), 0xFF, bad.bytes, slot.stream), "clearing the error index",
-                  block.tensor);
+            uploadWeights(slot, weights, bad, source + slot.firstRow * inRow, n * inRow, block.tensor);
             check(cudaMemsetAsync(dev(slot, hist), 0, hist.bytes, slot.stream), "clearing the histograms",
                   block.tensor);
             auto* flags = reinterpret_cast<std::uint8_t*>(dev(slot, eps));
@@ -407,14 +422,10 @@ struct Engine::Impl
             check(cudaMemcpyAsync(host(slot, hist), dev(slot, hist), hist.bytes, cudaMemcpyDeviceToHost,
                                   slot.stream),
                   "copying histograms from the device", block.tensor);
-            check(cudaMemcpyAsync(host(slot, bad), dev(slot, bad), bad.bytes, cudaMemcpyDeviceToHost,
-                                  slot.stream),
-                  "copying the error index from the device", block.tensor);
+            downloadErrorIndex(slot, bad, block.tensor);
         };
         auto collect = [&](Slot& slot) -> std::uint64_t {
-            unsigned long long index;
-            std::memcpy(&index, host(slot, bad), sizeof index);
-            if (index != ~0ull) {
+            if (const std::uint64_t index = errorIndex(slot, bad); index != kNoIndex) {
                 return index;
             }
             std::memcpy(perRowOut + slot.firstRow, host(slot, partials), slot.rows * sizeof(RowPartials));

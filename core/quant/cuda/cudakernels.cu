@@ -123,50 +123,49 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-/// Deterministic block reductions over kThreads values (fixed tree: the same order on every run).
-__device__ double blockSum(double v, double* red)
+/// Deterministic block reduction over kThreads values (fixed tree: the same order on every run).
+template <typename T, typename Combine> __device__ T blockReduce(T v, T* red, Combine combine)
 {
     red[threadIdx.x] = v;
     __syncthreads();
     for (int s = kThreads / 2; s > 0; s >>= 1) {
         if (static_cast<int>(threadIdx.x) < s) {
-            red[threadIdx.x] = __dadd_rn(red[threadIdx.x], red[threadIdx.x + s]);
+            red[threadIdx.x] = combine(red[threadIdx.x], red[threadIdx.x + s]);
         }
         __syncthreads();
     }
-    const double total = red[0];
+    const T total = red[0];
     __syncthreads();
     return total;
+}
+
+// Functors rather than lambdas: device lambdas would need nvcc's --extended-lambda.
+struct AddRoundNearest
+{
+    __device__ double operator()(double a, double b) const { return __dadd_rn(a, b); }
+};
+struct MaxU32
+{
+    __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return max(a, b); }
+};
+struct AddU32
+{
+    __device__ std::uint32_t operator()(std::uint32_t a, std::uint32_t b) const { return a + b; }
+};
+
+__device__ double blockSum(double v, double* red)
+{
+    return blockReduce(v, red, AddRoundNearest{});
 }
 
 __device__ std::uint32_t blockMaxU(std::uint32_t v, std::uint32_t* red)
 {
-    red[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = kThreads / 2; s > 0; s >>= 1) {
-        if (static_cast<int>(threadIdx.x) < s) {
-            red[threadIdx.x] = max(red[threadIdx.x], red[threadIdx.x + s]);
-        }
-        __syncthreads();
-    }
-    const std::uint32_t total = red[0];
-    __syncthreads();
-    return total;
+    return blockReduce(v, red, MaxU32{});
 }
 
 __device__ std::uint32_t blockSumU(std::uint32_t v, std::uint32_t* red)
 {
-    red[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = kThreads / 2; s > 0; s >>= 1) {
-        if (static_cast<int>(threadIdx.x) < s) {
-            red[threadIdx.x] += red[threadIdx.x + s];
-        }
-        __syncthreads();
-    }
-    const std::uint32_t total = red[0];
-    __syncthreads();
-    return total;
+    return blockReduce(v, red, AddU32{});
 }
 
 /// Per-channel scales (any column count): one block per row, absmax by a block reduction.
