@@ -4,10 +4,12 @@
 #include "views/document.h"
 
 #include <QComboBox>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace spark {
 
@@ -30,11 +32,19 @@ AnalysisPanel::AnalysisPanel(Document* document, QWidget* parent)
     m_backend = new QComboBox(this);
     m_backend->setObjectName(QStringLiteral("backendBox"));
     m_backend->addItem(tr("CPU"), QStringLiteral("cpu"));
-    if (cudaAvailable()) {
-        m_backend->addItem(tr("CUDA"), QStringLiteral("cuda"));
-        m_backend->setItemData(m_backend->count() - 1, QString::fromStdString(cudaDeviceDescription()),
-                               Qt::ToolTipRole);
-    }
+    // Looking for a device starts the CUDA runtime (up to a second on a GPU machine): do it off the GUI
+    // thread at start-up and offer CUDA once it answers.
+    auto* probe = new QFutureWatcher<QString>(this);
+    connect(probe, &QFutureWatcherBase::finished, this, [this, probe] {
+        probe->deleteLater();
+        const QString device = probe->result();
+        if (!device.isEmpty()) {
+            m_backend->addItem(tr("CUDA"), QStringLiteral("cuda"));
+            m_backend->setItemData(m_backend->count() - 1, device, Qt::ToolTipRole);
+        }
+    });
+    probe->setFuture(QtConcurrent::run(
+        [] { return cudaAvailable() ? QString::fromStdString(cudaDeviceDescription()) : QString(); }));
     m_backend->setToolTip(tr("Where the error statistics are computed. CPU and CUDA count the same "
                              "histograms; the error sums agree to about 1e-12."));
 
