@@ -188,7 +188,7 @@ void TestExport::verifyCatchesCorruption_data()
     QTest::addRow("flipped nibble") << "nibble"
                                     << "weight_packed differs";
     QTest::addRow("leftover weight") << "leftover"
-                                     << "must not keep '.weight'";
+                                     << "must not write 'weight'";
     QTest::addRow("changed copy") << "copy"
                                   << "not byte-identical";
     QTest::addRow("extra tensor") << "extra"

@@ -4,6 +4,7 @@
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/quantbackend.h"
+#include "views/formatting.h"
 #include "views/analysisjob.h"
 #include "views/analysispanel.h"
 #include "views/document.h"
@@ -181,7 +182,7 @@ class TestGuiFlow : public QObject
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.count(), 1);
         QCOMPARE(finished.front().front().toBool(), false);
-        QVERIFY(QString::fromStdString(window.currentPlan()->scheme.name()).contains(QStringLiteral("64")));
+        QVERIFY(schemeText(*window.currentPlan()->defaultScheme).contains(QStringLiteral("64")));
 
         // Cancel (Esc): nothing of the cancelled job arrives afterwards.
         finished.clear();

@@ -301,9 +301,9 @@ class TestGuiMainWindow : public QObject
         QVERIFY(openAndWait(window, m_draft));
         window.tensorsView()->setGrouped(false);
         const QString name = QStringLiteral("fc.weight");
-        QCOMPARE(window.document()->setAnalysis({{name, QStringLiteral("W4A16"), 0.02, 0.125}}), 1);
+        QCOMPARE(window.document()->setAnalysis({{name, QStringLiteral("stale"), 0.02, 0.125}}), 1);
         const QModelIndex index = window.tensorsView()->flatModel()->indexOfTensor(name);
-        QCOMPARE(index.siblingAtColumn(TensorColumns::Decision).data().toString(), QStringLiteral("W4A16"));
+        QCOMPARE(index.siblingAtColumn(TensorColumns::Decision).data().toString(), QStringLiteral("stale"));
         QVERIFY(!index.siblingAtColumn(TensorColumns::MaxError).data().toString().isEmpty());
         // A new document starts without errors; its decisions are the fresh plan's, not the old ones.
         QVERIFY(openAndWait(window, m_draft));
@@ -311,7 +311,7 @@ class TestGuiMainWindow : public QObject
         QVERIFY(!reopened.siblingAtColumn(TensorColumns::MaxError).data().isValid());
         QVERIFY(!reopened.siblingAtColumn(TensorColumns::RelError).data().isValid());
         QVERIFY(reopened.siblingAtColumn(TensorColumns::Decision).data().toString() !=
-                QStringLiteral("W4A16"));
+                QStringLiteral("stale"));
     }
 
     void aboutNamesVersions()

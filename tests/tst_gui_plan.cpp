@@ -3,6 +3,7 @@
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
 #include "testsupport.h"
+#include "views/formatting.h"
 #include "views/checkpointloader.h"
 #include "views/document.h"
 #include "views/lintmodel.h"
@@ -93,7 +94,7 @@ class TestGuiPlan : public QObject
         PlanTab tab(m_controller);
         const QString command = tab.quantizeCommandText();
         QVERIFY2(command.startsWith(QStringLiteral("sparkulator-cli quantize ")), qPrintable(command));
-        QVERIFY2(command.contains(QStringLiteral("glm-w8a16 ")), qPrintable(command)); // 8-bit output name
+        QVERIFY2(command.contains(QStringLiteral("glm-w8a16-channel ")), qPrintable(command)); // the scheme's name
         // The copied text through a real shell, with a sparkulator-cli on PATH that runs `plan` on the
         // same source and options instead (nothing is written).
         const QString bin = m_dir.filePath(QStringLiteral("bin"));
@@ -146,7 +147,7 @@ class TestGuiPlan : public QObject
         QVERIFY(!quantized.isEmpty());
         const int row = m_snapshot->rowOf(QString::fromStdString(module(quantized)->weightTensor));
         QCOMPARE((*m_document->analysis())[static_cast<std::size_t>(row)].decision,
-                 QString::fromStdString(plan->scheme.name()));
+                 schemeText(*module(quantized)->scheme));
     }
 
     void modelsPassTheTester()

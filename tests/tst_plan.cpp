@@ -98,7 +98,8 @@ void verifyIgnoreSelectsKept(const QuantPlan& plan)
         }
     }
     QCOMPARE(plan.ignoreEntries().front(), std::string("lm_head"));
-    QCOMPARE(plan.targets(), std::vector<std::string>{"Linear"});
+    QCOMPARE(plan.groups.size(), std::size_t{1});
+    QCOMPARE(plan.groups.front().targets, std::vector<std::string>{"Linear"});
 }
 
 } // namespace
@@ -546,7 +547,9 @@ void TestPlan::schemeBytes()
     const auto* down = plan.findModule("layers.0.mlp.down_proj");
     QCOMPARE(down->decision, PlanDecision::Quantize);
     QCOMPARE(down->bytesAfter, QuantScheme({8, -1}).quantizedBytes(256, 512, DType::BF16));
-    QVERIFY(down->reason.find("W8A16 channel") != std::string::npos);
+    QVERIFY(down->reason.find("W8A16:channel") != std::string::npos);
+    QCOMPARE(down->scheme, findWeightScheme("W8A16:channel"));
+    QCOMPARE(down->bytesAfter, down->scheme->quantizedBytes(256, 512, DType::BF16));
 }
 
 void TestPlan::genericDraft()

@@ -55,11 +55,11 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
       m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_openFolder(new QPushButton(tr("&Open Output Folder"), this))
 {
-    setWindowTitle(tr("Export W%1A16 Checkpoint").arg(m_plan.scheme.bits));
+    setWindowTitle(tr("Export %1 Checkpoint").arg(QString::fromStdString(m_plan.schemeSummary())));
     const QString sourceFolder = m_source ? QString::fromStdString(m_source->folder().string()) : QString();
 
     // Output.
-    m_output->setText(defaultOutput(sourceFolder, m_plan.scheme.bits));
+    m_output->setText(defaultOutput(sourceFolder, schemeTag(m_plan)));
     m_output->setToolTip(tr("The folder to create. It must not exist yet (or be empty) and must not lie "
                             "inside the source."));
     auto* browseButton = new QPushButton(tr("&Browse…"), this);
@@ -91,7 +91,7 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
     auto* planLabel = new QLabel(
         tr("%1 preset · %2 · %n module(s) quantized", nullptr,
            static_cast<int>(m_plan.quantizedModules().size()))
-            .arg(QString::fromStdString(m_plan.preset), QString::fromStdString(m_plan.scheme.name())),
+            .arg(QString::fromStdString(m_plan.preset), QString::fromStdString(m_plan.schemeSummary())),
         this);
     outputForm->addRow(tr("Plan:"), planLabel);
 
@@ -186,12 +186,24 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
 
 ExportDialog::~ExportDialog() = default;
 
-QString ExportDialog::defaultOutput(const QString& sourceFolder, int bits)
+QString ExportDialog::schemeTag(const QuantPlan& plan)
+{
+    const auto schemes = plan.schemesUsed();
+    if (schemes.size() > 1) {
+        return QStringLiteral("mixed");
+    }
+    const auto* scheme = schemes.empty() ? plan.defaultScheme : schemes.front();
+    return QString::fromLatin1(scheme->name.data(), static_cast<qsizetype>(scheme->name.size()))
+        .toLower()
+        .replace(QLatin1Char(':'), QLatin1Char('-'));
+}
+
+QString ExportDialog::defaultOutput(const QString& sourceFolder, const QString& schemeTag)
 {
     if (sourceFolder.isEmpty()) {
         return {};
     }
-    const QString base = QDir::cleanPath(sourceFolder) + QStringLiteral("-w%1a16").arg(bits);
+    const QString base = QDir::cleanPath(sourceFolder) + QLatin1Char('-') + schemeTag;
     QString candidate = base;
     for (int i = 2; QFileInfo::exists(candidate); ++i) {
         candidate = base + QLatin1Char('-') + QString::number(i);

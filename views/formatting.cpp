@@ -31,4 +31,9 @@ QString formatShare(double share)
     return QStringLiteral("%1 %").arg(QLocale().toString(share * 100.0, 'f', 2));
 }
 
+QString schemeText(const WeightScheme& scheme)
+{
+    return QString::fromLatin1(scheme.name.data(), static_cast<qsizetype>(scheme.name.size()));
+}
+
 } // namespace spark

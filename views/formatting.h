@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/plan/draftmodule.h"
+#include "core/quant/weightscheme.h"
 
 #include <QString>
 #include <cstdint>
@@ -13,6 +14,8 @@ QString localizedBytes(std::uint64_t bytes);
 QString formatCount(std::uint64_t count);
 /// @brief "linear", "norm", "embedding", "head", "buffer" (the spelling of the CLI and plan files).
 QString roleText(ModuleRole role);
+/// "W8A16", "NVFP4A16": a scheme's name for display.
+QString schemeText(const WeightScheme& scheme);
 /// @brief A 0..1 fraction as "12.34 %".
 QString formatShare(double share);
 

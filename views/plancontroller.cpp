@@ -1,5 +1,7 @@
 #include "views/plancontroller.h"
 
+#include "views/formatting.h"
+
 #include "core/io/checkpoint.h"
 #include "core/plan/matchentry.h"
 #include "core/plan/preset.h"
@@ -218,10 +220,11 @@ void PlanController::publishDecisions()
     if (!m_plan) {
         return;
     }
-    const QString quantized = QString::fromStdString(m_plan->scheme.name());
     std::vector<TensorAnalysisUpdate> updates;
     for (const auto& module : m_plan->modules) {
-        const QString decision = module.decision == PlanDecision::Quantize ? quantized : tr("keep");
+        const QString decision = module.decision == PlanDecision::Quantize
+                                     ? schemeText(*module.scheme)
+                                     : tr("keep");
         for (const auto& tensor : module.tensors) {
             TensorAnalysisUpdate update;
             update.tensor = QString::fromStdString(tensor);

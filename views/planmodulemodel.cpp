@@ -144,7 +144,7 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
         break;
     case Decision:
         if (role == Qt::DisplayRole || role == SortRole) {
-            return quantized ? QString::fromStdString(m_plan->scheme.name()) : tr("keep");
+            return quantized ? schemeText(*m.scheme) : tr("keep");
         }
         if (role == Qt::CheckStateRole && m.isLinear()) {
             return quantized ? Qt::Checked : Qt::Unchecked;

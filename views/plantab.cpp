@@ -179,7 +179,9 @@ QString PlanTab::quantizeCommandText() const
         return {};
     }
     const PlanOptions options = m_controller->planOptions();
-    const QString output = ExportDialog::defaultOutput(snapshot->folder, options.bits);
+    const auto plan = m_controller->plan();
+    const QString output =
+        ExportDialog::defaultOutput(snapshot->folder, plan ? ExportDialog::schemeTag(*plan) : QStringLiteral("w4a16"));
     return QString::fromStdString(
         quantizeCommand(snapshot->folder.toStdString(), output.toStdString(), options));
 }

@@ -1,5 +1,7 @@
 #include "views/tensorplansection.h"
 
+#include "views/formatting.h"
+
 #include "core/plan/quantplan.h"
 #include "views/plancontroller.h"
 
@@ -78,7 +80,7 @@ void TensorPlanSection::update()
                                      .arg(QString::fromStdString(module->fusedGroup),
                                           QString::fromStdString(module->vllmShardName)));
     const QString decision =
-        module->decision == PlanDecision::Quantize ? QString::fromStdString(plan->scheme.name()) : tr("keep");
+        module->decision == PlanDecision::Quantize ? schemeText(*module->scheme) : tr("keep");
     m_decision->setText(tr("%1 — %2").arg(decision, QString::fromStdString(module->reason)));
     QStringList findings;
     for (const auto& f : plan->lint) {

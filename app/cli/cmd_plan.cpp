@@ -60,8 +60,10 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
     out["architecture_name"] = plan.architecture.displayName;
     out["preset"] = plan.preset;
     out["preset_requested"] = plan.presetRequested;
-    out["scheme"] = {
-        {"bits", plan.scheme.bits}, {"group_size", plan.scheme.groupSize}, {"tp", plan.tpDegree}};
+    out["scheme"] = {{"default", plan.defaultScheme->name},
+                     {"bits", plan.defaultScheme->bits},
+                     {"group_size", plan.defaultScheme->groupSize},
+                     {"tp", plan.tpDegree}};
     out["target_layers"] = plan.targetLayers;
     out["target_layers_known"] = plan.targetLayersKnown;
     out["bytes_before"] = plan.sizes.bytesBefore;
@@ -79,11 +81,21 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
                                   {"fused_group", m.fusedGroup},
                                   {"role", roleName(m.role)},
                                   {"decision", decisionName(m.decision)},
+                                  {"scheme", m.scheme->name},
                                   {"reason", m.reason},
                                   {"out_features", m.outFeatures},
                                   {"in_features", m.inFeatures},
                                   {"bytes_before", m.bytes},
                                   {"bytes_after", m.bytesAfter}});
+    }
+    out["schemes"] = nlohmann::ordered_json::object();
+    for (const auto& [name, totals] : plan.sizes.byScheme) {
+        out["schemes"][name] = {
+            {"bytes_before", totals.bytesBefore}, {"bytes_after", totals.bytesAfter}, {"modules", totals.modules}};
+    }
+    out["config_groups"] = nlohmann::ordered_json::array();
+    for (const auto& g : plan.groups) {
+        out["config_groups"].push_back({{"scheme", g.scheme->name}, {"format", g.scheme->format}, {"targets", g.targets}});
     }
     out["lint"] = nlohmann::ordered_json::array();
     for (const auto& f : plan.lint) {
@@ -103,6 +115,7 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
         out["entries"].push_back({{"entry", e.entry},
                                   {"kind", entryKindName(e.kind)},
                                   {"source", e.source},
+                                  {"scheme", e.scheme},
                                   {"valid", e.valid},
                                   {"error", e.error},
                                   {"matches", matches},
@@ -120,7 +133,7 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
         out["prediction"] = nullptr;
     }
     out["ignore"] = plan.ignoreEntries();
-    out["targets"] = plan.targets();
+    out["targets"] = plan.groups.empty() ? std::vector<std::string>{"Linear"} : plan.groups.front().targets;
     out["errors"] = plan.errors;
     return out;
 }
@@ -140,15 +153,16 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
     if (preset) {
         std::cout << "               " << preset->description << "\n";
     }
-    std::cout << "scheme:        " << plan.scheme.name()
+    std::cout << "scheme:        " << plan.schemeSummary()
               << (plan.tpDegree > 1 ? ", tp " + std::to_string(plan.tpDegree) : "") << "\n"
               << "target layers: " << plan.targetLayers
               << (plan.targetLayersKnown ? "" : " (unknown: pass --target-layers N)") << "\n\n";
 
-    Table modules({"module", "role", "shape", "vllm name", "decision", "reason"});
+    Table modules({"module", "role", "shape", "vllm name", "scheme", "reason"});
     for (const auto& m : plan.modules) {
         modules.add({m.name, std::string(roleName(m.role)), shapeOf(m), m.vllmName,
-                     std::string(decisionName(m.decision)), m.reason});
+                     m.isLinear() || m.decision == PlanDecision::Quantize ? std::string(m.scheme->name) : "-",
+                     m.reason});
     }
     modules.print(std::cout);
 
@@ -196,6 +210,10 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
               << "  memory handed back: " << formatBytes(s.residentSaved()) << "\n"
               << "  streamed per draft step: " << formatBytes(s.streamedBefore) << " -> "
               << formatBytes(s.streamedAfter) << " (gathers excluded)\n";
+    for (const auto& [name, totals] : s.byScheme) {
+        std::cout << "  " << name << ": " << totals.modules << " Linear modules, "
+                  << formatBytes(totals.bytesBefore) << " -> " << formatBytes(totals.bytesAfter) << "\n";
+    }
     std::cout << "\nprediction:\n";
     if (prediction.available) {
         std::cout << "  drafter: " << formatFixed(prediction.drafterMsBefore, 2) << " ms -> "
@@ -210,7 +228,12 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
     }
     std::cout << "  assumption: " << prediction.assumption << "\n";
 
-    std::cout << "\nquantization_config:\n  targets: [\"Linear\"]\n  ignore:\n";
+    std::cout << "\nquantization_config:\n";
+    for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+        std::cout << "  group_" << i << " (" << plan.groups[i].scheme->name << ", " << plan.groups[i].scheme->format
+                  << "): targets " << nlohmann::json(plan.groups[i].targets).dump() << "\n";
+    }
+    std::cout << "  ignore:\n";
     for (const auto& e : plan.ignoreEntries()) {
         std::cout << "    " << nlohmann::json(e).dump() << "\n";
     }

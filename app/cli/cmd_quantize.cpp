@@ -53,7 +53,7 @@ int runQuantize(const std::vector<std::string>& argv)
     options.progress = stderrProgress("quantize");
     options.modelCard = renderModelCard(modelCardInputs(source, plan, *out, cardOptions));
     const auto result = exportCheckpoint(source, plan, options);
-    std::cout << "quantized " << result.quantizedModules << " modules (" << plan.scheme.name() << ", "
+    std::cout << "quantized " << result.quantizedModules << " modules (" << plan.schemeSummary() << ", "
               << backend->description() << "), copied " << result.copiedTensors << " tensors and "
               << result.otherFiles.size() << " other files\n"
               << "size: " << formatBytes(result.bytesBefore) << " -> " << formatBytes(result.bytesAfter)

@@ -4,7 +4,7 @@ namespace spark::cli {
 
 const std::vector<std::string>& planOptionNames()
 {
-    static const std::vector<std::string> names{"preset", "target", "ignore", "target-layers",
+    static const std::vector<std::string> names{"preset", "target", "ignore", "scheme", "target-layers",
                                                 "bits",   "group",  "tp"};
     return names;
 }
@@ -15,6 +15,7 @@ PlanOptions planOptionsFrom(const Args& args)
     options.preset = args.value("preset", "auto");
     options.targets = args.values("target");
     options.ignore = args.values("ignore");
+    options.schemes = args.values("scheme");
     if (args.value("target-layers")) {
         options.targetLayers = static_cast<int>(args.integer("target-layers", 0, 0, 100000));
     }

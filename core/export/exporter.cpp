@@ -7,17 +7,15 @@
 #include "core/io/stagingdirectory.h"
 #include "core/util/parallel.h"
 
+#include "core/quant/schemecodec.h"
+
+#include <map>
 #include <set>
 
 namespace spark {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::span<const std::byte> asBytes(const std::vector<std::int32_t>& words, std::size_t count)
-{
-    return std::as_bytes(std::span(words.data(), count));
-}
 
 void copyTensor(const Checkpoint& source, const CheckpointTensor& tensor, ByteSink& sink)
 {
@@ -44,43 +42,54 @@ const CheckpointTensor& plannedWeight(const Checkpoint& source, const PlannedMod
     return *tensor;
 }
 
-void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, const QuantScheme& scheme,
+void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, const SchemeContext& context,
                         const QuantBackend& backend, unsigned threads, std::vector<PlannedTensor>& out)
 {
     const auto& weight = plannedWeight(source, module);
     const auto& info = weight.info;
-    const std::uint64_t rows = info.shape[0];
-    const std::uint64_t cols = info.shape[1];
-    const auto base = module.name;
+    const auto& codec = *module.scheme->codec();
+    const auto tensors = codec.tensors(info.shape[0], info.shape[1], info.dtype);
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const auto& tensor = tensors[i];
+        TensorSpec header{module.name + "." + tensor.suffix, tensor.dtype, tensor.shape};
+        if (tensor.rowsPerEntry == 0) {
+            out.push_back({std::move(header),
+                           [bytes = codec.constantBytes(tensor, info.shape[0], info.shape[1], context)](
+                               ByteSink& sink) { sink.write(std::span<const std::byte>(bytes)); }});
+            continue;
+        }
+        // Each tensor streams the weight again in row chunks: memory stays at one chunk per tensor.
+        out.push_back({std::move(header), [&source, &weight, &codec, context, &backend, threads, i](ByteSink& sink) {
+                           RowChunkReader reader(source, weight, kChunkBytes, codec.rowAlignment());
+                           std::vector<std::vector<std::byte>> parts;
+                           while (const auto rows = reader.next()) {
+                               codec.encode(*rows, context, parts, backend, threads);
+                               sink.write(std::span<const std::byte>(parts[i]));
+                           }
+                       }});
+    }
+}
 
-    out.push_back(
-        {{base + ".weight_shape", DType::I64, {2}}, [rows, cols](ByteSink& sink) {
-             const std::int64_t shape[2] = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
-             sink.write(std::as_bytes(std::span(shape)));
-         }});
-    out.push_back({{base + ".weight_packed", DType::I32, {rows, scheme.packedWordsPerRow(cols)}},
-                   [&source, &weight, scheme, &backend, threads](ByteSink& sink) {
-                       RowChunkReader reader(source, weight);
-                       std::vector<std::byte> scales(reader.maxRows() * scheme.groupsPerRow(reader.cols()) *
-                                                     reader.elementBytes());
-                       std::vector<std::int32_t> packed(reader.maxRows() *
-                                                        scheme.packedWordsPerRow(reader.cols()));
-                       while (const auto rows = reader.next()) {
-                           backend.quantizeBlock(*rows, scheme, scales.data(), packed.data(), threads);
-                           sink.write(asBytes(packed, rows->rowCount * scheme.packedWordsPerRow(rows->cols)));
-                       }
-                   }});
-    out.push_back(
-        {{base + ".weight_scale", info.dtype, {rows, scheme.groupsPerRow(cols)}},
-         [&source, &weight, scheme, &backend, threads](ByteSink& sink) {
-             RowChunkReader reader(source, weight);
-             const std::size_t rowScaleBytes = scheme.groupsPerRow(reader.cols()) * reader.elementBytes();
-             std::vector<std::byte> scales(reader.maxRows() * rowScaleBytes);
-             while (const auto rows = reader.next()) {
-                 backend.computeScales(*rows, scheme, scales.data(), threads);
-                 sink.write(std::span<const std::byte>(scales.data(), rows->rowCount * rowScaleBytes));
-             }
-         }});
+/// Per quantized module, what its codec needs beyond its rows: NVFP4's global scale comes from the
+/// absmax over the module's whole fused set (every module sharing its vLLM name, schemes-spec §3.4.1).
+std::map<std::string, SchemeContext> schemeContexts(const Checkpoint& source, const QuantPlan& plan)
+{
+    std::map<std::string, float> setAbsmax; // by vLLM name
+    const auto quantized = plan.quantizedModules();
+    for (const auto* m : quantized) {
+        if (m->scheme->codec()->usesGlobalScale()) {
+            RowChunkReader reader(source, plannedWeight(source, *m));
+            auto& best = setAbsmax[m->vllmName];
+            best = std::max(best, reader.absmax());
+        }
+    }
+    std::map<std::string, SchemeContext> contexts;
+    for (const auto* m : quantized) {
+        const auto it = setAbsmax.find(m->vllmName);
+        contexts[m->name] =
+            it == setAbsmax.end() ? SchemeContext{} : m->scheme->codec()->contextForAbsmax(m->dtype, it->second);
+    }
+    return contexts;
 }
 
 /// Files of the source folder that belong in the output unchanged (tokenizer, generation config, ...).
@@ -122,8 +131,9 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
     result.bytesBefore = source.totalBytes();
     std::set<std::string> replaced; // source tensors that quantized modules replace
     std::vector<PlannedTensor> tensors;
+    const auto contexts = schemeContexts(source, plan);
     for (const auto* module : plan.quantizedModules()) {
-        addQuantizedModule(source, *module, plan.scheme, backend, threads, tensors);
+        addQuantizedModule(source, *module, contexts.at(module->name), backend, threads, tensors);
         replaced.insert(module->weightTensor);
         ++result.quantizedModules;
     }

@@ -70,9 +70,9 @@ ModelCardInputs modelCardInputs(const Checkpoint& source, const QuantPlan& plan,
     card.architectureName = plan.architecture.displayName;
     card.targetModel = !options.targetModel.empty() ? options.targetModel : plan.architecture.verifier;
     card.targetPrecision = options.targetPrecision;
-    card.bits = plan.scheme.bits;
-    card.groupSize = plan.scheme.groupSize;
-    card.scheme = "W" + std::to_string(plan.scheme.bits) + "A16";
+    card.bits = plan.defaultScheme->bits;
+    card.groupSize = plan.defaultScheme->groupSize;
+    card.scheme = plan.schemeSummary();
     card.speculativeMethod = speculativeMethod(plan.architecture.kind);
     card.numSpeculativeTokens = speculativeTokens(source.config());
     for (const auto& module : plan.modules) {

@@ -1,31 +1,33 @@
 #include "core/export/quantizationconfig.h"
 
+#include <set>
+
 namespace spark {
 
 nlohmann::json quantizationConfig(const QuantPlan& plan)
 {
-    const bool channel = plan.scheme.groupSize < 0;
-    const nlohmann::json weights = {
-        {"actorder", nullptr},
-        {"block_structure", nullptr},
-        {"dynamic", false},
-        {"group_size", channel ? nlohmann::json(nullptr) : nlohmann::json(plan.scheme.groupSize)},
-        {"num_bits", plan.scheme.bits},
-        {"observer", "minmax"},
-        {"observer_kwargs", nlohmann::json::object()},
-        {"strategy", channel ? "channel" : "group"},
-        {"symmetric", true},
-        {"type", "int"},
-    };
-    return {
-        {"config_groups",
-         {{"group_0",
-           {{"format", "pack-quantized"},
-            {"input_activations", nullptr},
+    auto groups = plan.groups;
+    if (groups.empty()) { // nothing quantized: a well-formed config whose ignore list keeps every Linear
+        groups.push_back({plan.defaultScheme->quantizes() ? plan.defaultScheme : intSymmetricScheme(4, 128),
+                          {"Linear"}});
+    }
+    nlohmann::json configGroups = nlohmann::json::object();
+    std::set<std::string> formats;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const auto& scheme = *groups[i].scheme;
+        formats.insert(std::string(scheme.format));
+        configGroups["group_" + std::to_string(i)] = {
+            {"format", scheme.format},
+            {"input_activations", scheme.inputActivationsConfig()},
             {"output_activations", nullptr},
-            {"targets", plan.targets()},
-            {"weights", weights}}}}},
-        {"format", "pack-quantized"},
+            {"targets", groups[i].targets},
+            {"weights", scheme.weightsConfig()},
+        };
+    }
+    // One format at the top when all groups share it, else "mixed-precision" (schemes-spec §4.2).
+    return {
+        {"config_groups", configGroups},
+        {"format", formats.size() == 1 ? *formats.begin() : std::string("mixed-precision")},
         {"global_compression_ratio", nullptr},
         {"ignore", plan.ignoreEntries()},
         {"kv_cache_scheme", nullptr},

@@ -11,7 +11,8 @@ inline constexpr const char* kCompressedTensorsSchemaVersion = "0.12.2";
 
 /// @brief quantization_config for @p plan in the "compat" variant of format-spec §3: the llm-compressor
 /// layout without `scale_dtype`/`zp_dtype` (vLLM builds bundling compressed-tensors <= 0.12 reject them),
-/// `observer: "minmax"`, `format: "pack-quantized"`, `targets` and `ignore` from the plan.
+/// `observer: "minmax"`, one config group per scheme with its own `format` (QuantPlan::groups), the
+/// top-level `format` shared by every group or "mixed-precision" (schemes-spec §4), `ignore` from the plan.
 nlohmann::json quantizationConfig(const QuantPlan& plan);
 
 /// @brief The output config.json: @p source with `quantization_config` added at the top level and, for

@@ -17,14 +17,18 @@ inline constexpr std::uint64_t kChunkBytes = 8u << 20;
 class RowChunkReader
 {
   public:
+    /// Blocks hold a multiple of @p rowAlignment rows (except the last), as SchemeCodec::rowAlignment() asks.
     RowChunkReader(const Checkpoint& checkpoint, const CheckpointTensor& tensor,
-                   std::uint64_t chunkBytes = kChunkBytes);
+                   std::uint64_t chunkBytes = kChunkBytes, std::size_t rowAlignment = 1);
 
     std::size_t cols() const { return m_cols; }
     std::size_t maxRows() const { return m_maxRows; }
     std::size_t elementBytes() const { return m_elementBytes; }
     /// @brief The next block of rows, or nullopt at the end. The block stays valid until the next call.
     std::optional<WeightRows> next();
+
+    /// @brief max |w| of the whole tensor, streamed (NVFP4's global scale); leaves the reader at the end.
+    float absmax();
 
   private:
     const SafetensorsFile& m_file;

@@ -1,11 +1,15 @@
 #include "core/export/verifier.h"
 
+#include "core/export/configreader.h"
 #include "core/export/rowchunks.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/vllmmatching.h"
 #include "core/quant/quanterror.h"
 #include "core/util/parallel.h"
 
+#include "core/quant/schemecodec.h"
+
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -49,159 +53,181 @@ bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint
     return true;
 }
 
-/// The scheme written in quantization_config, or nullopt (with problems recorded) when it is unusable.
-std::optional<QuantScheme> checkQuantizationConfig(const nlohmann::json& config, Checker& check)
+/// A quantized module of the output: its source weight, the scheme vLLM selects for it and its set's context.
+struct QuantizedModule
 {
-    const std::string subject = "config.json";
-    if (!check.require(config.contains("quantization_config") && config["quantization_config"].is_object(),
-                       subject, "no quantization_config")) {
-        return std::nullopt;
-    }
-    const auto& qc = config["quantization_config"];
-    check.require(qc.value("quant_method", "") == "compressed-tensors", subject,
-                  "quant_method is not compressed-tensors");
-    check.require(qc.value("format", "") == "pack-quantized", subject, "format is not pack-quantized");
-    const auto groups = qc.value("config_groups", nlohmann::json::object());
-    if (!check.require(groups.size() == 1 && groups.begin()->is_object(), subject,
-                       "expected exactly one config group")) {
-        return std::nullopt;
-    }
-    const auto& group = *groups.begin();
-    check.require(group.value("input_activations", nlohmann::json()).is_null(), subject,
-                  "input_activations must be null for weight-only WNA16");
-    const auto weights = group.value("weights", nlohmann::json::object());
-    for (const char* forbidden : {"scale_dtype", "zp_dtype"}) {
-        check.require(!weights.contains(forbidden), subject,
-                      std::string("weights has '") + forbidden +
-                          "', which vLLM builds bundling compressed-tensors <= 0.12 reject");
-    }
-    check.require(weights.value("type", "") == "int" && weights.value("symmetric", false) &&
-                      !weights.value("dynamic", true) &&
-                      weights.value("actorder", nlohmann::json()).is_null(),
-                  subject, "weights must be static symmetric int without actorder");
-    QuantScheme scheme;
-    scheme.bits = weights.value("num_bits", 0);
-    const auto strategy = weights.value("strategy", "");
-    if (strategy == "channel") {
-        scheme.groupSize = -1;
-    } else if (strategy == "group" && weights.contains("group_size") &&
-               weights["group_size"].is_number_integer()) {
-        scheme.groupSize = weights["group_size"].get<int>();
-    } else {
-        check.require(false, subject, "strategy must be group (with group_size) or channel");
-        return std::nullopt;
-    }
-    if (!check.require(scheme.isValid(), subject, "unsupported scheme " + scheme.label())) {
-        return std::nullopt;
-    }
-    return scheme;
+    const PlannedModule* module = nullptr;
+    const CheckpointTensor* weight = nullptr;
+    const WeightScheme* scheme = nullptr;
+    SchemeContext context;
+};
+
+/// True when the output holds a quantized form of @p module (every scheme writes a weight_scale).
+bool isQuantizedIn(const Checkpoint& output, const DraftModule& module)
+{
+    return output.find(module.name + ".weight_scale") || output.find(module.name + ".weight_packed");
 }
 
-/// Recomputes one quantized module from the source and compares packed words and scales byte for byte.
-void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, const std::string& module,
-                          const QuantScheme& scheme, const QuantBackend& backend, unsigned threads,
-                          Checker& check, VerifyReport& report)
+/// vLLM's view of one module: ignored (BF16), or the scheme of the config group it selects; "" when fine.
+const WeightScheme* selectedScheme(const ReadQuantConfig& config, const std::vector<MatchEntry>& ignore,
+                                   const PlannedModule& module, Checker& check)
 {
-    const auto* weight = source.find(module + ".weight");
-    if (!check.require(weight && weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype),
-                       module,
-                       "weight_packed has no 2-D BF16/F16/F32 source weight '" + module + ".weight'")) {
-        return;
+    static const FusedMapping empty;
+    const WeightScheme* first = nullptr;
+    for (const FusedMapping* mapping : {&empty, &standardFusedMapping()}) {
+        if (shouldIgnoreLayer(module.vllmName, ignore, *mapping).ignored) {
+            check.require(false, module.name, "quantized, but the ignore list makes vLLM expect a BF16 .weight '" +
+                                                  module.vllmName + "'");
+            return nullptr;
+        }
+        const int g = selectConfigGroup(config.groups, module.vllmName, module.vllmClass, *mapping);
+        const auto* scheme = g < 0 ? nullptr : config.groups[static_cast<std::size_t>(g)].scheme;
+        if (!check.require(scheme != nullptr, module.name,
+                           "quantized, but no config group with a supported scheme selects its vLLM name '" +
+                               module.vllmName + "'" + (mapping == &empty ? "" : " (with packed_modules_mapping)"))) {
+            return nullptr;
+        }
+        if (first && first != scheme) {
+            check.require(false, module.name,
+                          "vLLM selects " + std::string(first->name) + " without packed_modules_mapping but " +
+                              std::string(scheme->name) + " with it");
+            return nullptr;
+        }
+        first = scheme;
     }
-    const auto rows = weight->info.shape[0];
-    const auto cols = weight->info.shape[1];
-    const auto* packed = output.find(module + ".weight_packed");
-    const auto* scales = output.find(module + ".weight_scale");
-    const auto* shape = output.find(module + ".weight_shape");
-    bool ok = check.require(packed->info.dtype == DType::I32 &&
-                                packed->info.shape ==
-                                    std::vector<std::uint64_t>{rows, scheme.packedWordsPerRow(cols)},
-                            module,
-                            "weight_packed must be I32 [" + std::to_string(rows) + ", " +
-                                std::to_string(scheme.packedWordsPerRow(cols)) + "]");
-    ok &= check.require(scales && scales->info.dtype == weight->info.dtype &&
-                            scales->info.shape == std::vector<std::uint64_t>{rows, scheme.groupsPerRow(cols)},
-                        module,
-                        "weight_scale missing or not " + std::string(dtypeName(weight->info.dtype)) + " [" +
-                            std::to_string(rows) + ", " + std::to_string(scheme.groupsPerRow(cols)) + "]");
-    if (check.require(shape && shape->info.dtype == DType::I64 &&
-                          shape->info.shape == std::vector<std::uint64_t>{2},
-                      module, "weight_shape missing or not I64 [2]")) {
-        std::int64_t values[2];
-        std::memcpy(values, output.bytes(*shape).data(), sizeof values);
-        ok &= check.require(
-            values[0] == static_cast<std::int64_t>(rows) && values[1] == static_cast<std::int64_t>(cols),
-            module, "weight_shape is not [" + std::to_string(rows) + ", " + std::to_string(cols) + "]");
-    } else {
-        ok = false;
-    }
-    for (const char* leftover : {".weight", ".weight_zero_point", ".weight_g_idx"}) {
-        ok &= check.require(!output.find(module + leftover), module,
-                            std::string("a quantized module must not keep '") + leftover + "'");
-    }
-    if (!ok) {
-        return;
-    }
+    return first;
+}
 
-    RowChunkReader reader(source, *weight);
-    const std::size_t wordsPerRow = scheme.packedWordsPerRow(cols);
-    const std::size_t scaleRowBytes = scheme.groupsPerRow(cols) * reader.elementBytes();
-    std::vector<std::int32_t> expectedPacked(reader.maxRows() * wordsPerRow);
-    std::vector<std::byte> expectedScales(reader.maxRows() * scaleRowBytes);
-    std::vector<std::byte> actual(std::max(expectedPacked.size() * 4, expectedScales.size()));
+/// Exactly the scheme's tensors, with their dtypes and shapes, and nothing left of the BF16 weight.
+bool checkModuleTensors(const Checkpoint& output, const QuantizedModule& q, Checker& check)
+{
+    const auto& info = q.weight->info;
+    bool ok = true;
+    const auto tensors = q.scheme->codec()->tensors(info.shape[0], info.shape[1], info.dtype);
+    for (const auto& t : tensors) {
+        const auto* written = output.find(q.module->name + "." + t.suffix);
+        std::string expected = std::string(dtypeName(t.dtype)) + " [";
+        for (std::size_t i = 0; i < t.shape.size(); ++i) {
+            expected += (i ? ", " : "") + std::to_string(t.shape[i]);
+        }
+        ok &= check.require(written && written->info.dtype == t.dtype && written->info.shape == t.shape,
+                            q.module->name,
+                            std::string(q.scheme->name) + " needs " + t.suffix + " " + expected + "]" +
+                                (written ? ", found " + std::string(dtypeName(written->info.dtype)) + " " +
+                                               written->info.shapeText()
+                                         : ", missing"));
+    }
+    for (const char* leftover : {"weight", "weight_zero_point", "weight_g_idx", "weight_global_scale", "weight_packed",
+                                 "weight_shape", "input_scale"}) {
+        const bool expected = std::any_of(tensors.begin(), tensors.end(),
+                                          [&](const EncodedTensor& t) { return t.suffix == leftover; });
+        if (!expected) {
+            ok &= check.require(!output.find(q.module->name + "." + leftover), q.module->name,
+                                std::string(q.scheme->name) + " must not write '" + leftover + "'");
+        }
+    }
+    return ok;
+}
+
+/// Recomputes one quantized module from the source and compares every tensor byte for byte.
+void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, const QuantizedModule& q,
+                          const QuantBackend& backend, unsigned threads, Checker& check, VerifyReport& report)
+{
+    if (!checkModuleTensors(output, q, check)) {
+        return;
+    }
+    const auto& info = q.weight->info;
+    const auto& codec = *q.scheme->codec();
+    const auto tensors = codec.tensors(info.shape[0], info.shape[1], info.dtype);
+    std::vector<const CheckpointTensor*> written;
+    for (const auto& t : tensors) {
+        written.push_back(output.find(q.module->name + "." + t.suffix));
+    }
+    RowChunkReader reader(source, *q.weight, kChunkBytes, codec.rowAlignment());
+    std::vector<std::vector<std::byte>> parts;
+    std::vector<std::byte> actual;
     try {
-        while (const auto block = reader.next()) {
-            backend.quantizeBlock(*block, scheme, expectedScales.data(), expectedPacked.data(), threads);
-            const auto packedBytes = block->rowCount * wordsPerRow * 4;
-            output.fileOf(*packed).read(packed->info, block->firstRow * wordsPerRow * 4,
-                                        std::span(actual.data(), packedBytes));
-            if (std::memcmp(actual.data(), expectedPacked.data(), packedBytes) != 0) {
-                check.require(false, module,
-                              "weight_packed differs from a fresh quantization of the source (rows from " +
-                                  std::to_string(block->firstRow) + ")");
-                return;
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            if (tensors[i].rowsPerEntry == 0) {
+                const auto expected = codec.constantBytes(tensors[i], info.shape[0], info.shape[1], q.context);
+                const auto bytes = output.bytes(*written[i]);
+                if (!check.require(std::equal(bytes.begin(), bytes.end(), expected.begin(), expected.end()),
+                                   q.module->name, tensors[i].suffix + " differs from a fresh quantization")) {
+                    return;
+                }
             }
-            const auto scaleBytes = block->rowCount * scaleRowBytes;
-            output.fileOf(*scales).read(scales->info, block->firstRow * scaleRowBytes,
-                                        std::span(actual.data(), scaleBytes));
-            if (std::memcmp(actual.data(), expectedScales.data(), scaleBytes) != 0) {
-                check.require(false, module,
-                              "weight_scale differs from a fresh quantization of the source (rows from " +
-                                  std::to_string(block->firstRow) + ")");
-                return;
+        }
+        while (const auto block = reader.next()) {
+            codec.encode(*block, q.context, parts, backend, threads);
+            for (std::size_t i = 0; i < tensors.size(); ++i) {
+                if (tensors[i].rowsPerEntry == 0) {
+                    continue;
+                }
+                const auto [offset, size] = tensors[i].rowRange(block->firstRow, block->rowCount);
+                actual.resize(static_cast<std::size_t>(size));
+                output.fileOf(*written[i]).read(written[i]->info, offset, std::span(actual.data(), actual.size()));
+                if (actual != parts[i]) {
+                    check.require(false, q.module->name,
+                                  tensors[i].suffix + " differs from a fresh " + std::string(q.scheme->name) +
+                                      " quantization of the source (rows from " + std::to_string(block->firstRow) +
+                                      ")");
+                    return;
+                }
             }
         }
     } catch (const QuantError& e) {
-        check.require(false, module, e.what());
+        check.require(false, q.module->name, e.what());
         return;
     }
     ++report.bitExactModules;
 }
 
-/// vLLM's view: the ignore list must select exactly the Linears left BF16, and fused groups must agree.
-void checkIgnoreList(const Checkpoint& source, const Checkpoint& output, const QuantScheme& scheme,
-                     const VerifyOptions& options, Checker& check)
+/// The modules of @p plan quantized in @p output with their schemes; NVFP4 contexts from each fused set.
+std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Checkpoint& output,
+                                              const QuantPlan& plan, const ReadQuantConfig& config, Checker& check)
 {
-    PlanOptions planOptions;
-    planOptions.preset = "none";
-    planOptions.bits = scheme.bits;
-    planOptions.groupSize = scheme.groupSize;
-    planOptions.targetLayers = options.targetLayers;
-    std::vector<TensorInfo> infos;
-    for (const auto& t : source.tensors()) {
-        infos.push_back(t.info);
+    const auto ignore = compileEntries(config.ignore);
+    std::vector<QuantizedModule> out;
+    for (const auto& module : plan.modules) {
+        if (!isQuantizedIn(output, module)) {
+            continue;
+        }
+        const bool head = module.vllmName == "lm_head" && plan.architecture.kind == DraftArchitecture::Eagle3;
+        if (!check.require(module.isLinear() || head, module.name,
+                           "quantized, but vLLM loads it as " + module.vllmClass + ", which cannot run quantized")) {
+            continue;
+        }
+        const auto* weight = source.find(module.weightTensor);
+        if (!check.require(weight && weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype),
+                           module.name, "no 2-D BF16/F16/F32 source weight '" + module.weightTensor + "'")) {
+            continue;
+        }
+        if (const auto* scheme = selectedScheme(config, ignore, module, check)) {
+            out.push_back({&module, weight, scheme, {}});
+        }
     }
-    const auto plan = makePlan(source.config(), infos, planOptions);
-    const auto ignore = output.config()["quantization_config"].value("ignore", std::vector<std::string>{});
+    std::map<std::string, float> setAbsmax;
+    for (const auto& q : out) {
+        if (q.scheme->codec()->usesGlobalScale()) {
+            RowChunkReader reader(source, *q.weight);
+            setAbsmax[q.module->vllmName] = std::max(setAbsmax[q.module->vllmName], reader.absmax());
+        }
+    }
+    for (auto& q : out) {
+        if (const auto it = setAbsmax.find(q.module->vllmName); it != setAbsmax.end()) {
+            q.context = q.scheme->codec()->contextForAbsmax(q.weight->info.dtype, it->second);
+        }
+    }
+    return out;
+}
 
+/// vLLM's view: the ignore list must select exactly the Linears left BF16, and fused groups must agree.
+void checkIgnoreList(const Checkpoint& output, const QuantPlan& plan, const ReadQuantConfig& config, Checker& check)
+{
     std::vector<std::string> layers;
     std::map<std::string, std::vector<const PlannedModule*>> byVllmName;
     for (const auto& module : plan.modules) {
-        const bool quantized = output.find(module.name + ".weight_packed") != nullptr;
         if (!module.isLinear()) {
-            check.require(!quantized, module.name,
-                          "quantized, but vLLM loads it as " + module.vllmClass +
-                              ", which cannot run quantized");
             continue;
         }
         if (byVllmName[module.vllmName].empty()) {
@@ -210,7 +236,7 @@ void checkIgnoreList(const Checkpoint& source, const Checkpoint& output, const Q
         byVllmName[module.vllmName].push_back(&module);
     }
     for (const auto* mapping : {&standardFusedMapping(), static_cast<const FusedMapping*>(nullptr)}) {
-        const auto evaluation = evaluateIgnoreList(ignore, layers, mapping ? *mapping : FusedMapping{});
+        const auto evaluation = evaluateIgnoreList(config.ignore, layers, mapping ? *mapping : FusedMapping{});
         for (const auto& invalid : evaluation.invalidEntries) {
             check.require(false, "config.json", "ignore entry does not compile: " + invalid);
         }
@@ -219,12 +245,11 @@ void checkIgnoreList(const Checkpoint& source, const Checkpoint& output, const Q
                 continue;
             }
             for (const auto* module : byVllmName[verdict.layer]) {
-                const bool quantized = output.find(module->name + ".weight_packed") != nullptr;
-                check.require(
-                    verdict.ignored != quantized, module->name,
-                    std::string(quantized ? "quantized, but the ignore list makes vLLM expect a BF16 .weight"
-                                          : "left BF16, but no ignore entry matches its vLLM name") +
-                        " '" + verdict.layer + "'" + (mapping ? "" : " (empty packed_modules_mapping)"));
+                if (!isQuantizedIn(output, *module)) {
+                    check.require(verdict.ignored, module->name,
+                                  "left BF16, but no ignore entry matches its vLLM name '" + verdict.layer + "'" +
+                                      (mapping ? "" : " (empty packed_modules_mapping)"));
+                }
             }
         }
         if (!evaluation.invalidEntries.empty()) {
@@ -234,7 +259,7 @@ void checkIgnoreList(const Checkpoint& source, const Checkpoint& output, const Q
     for (const auto& [name, modules] : byVllmName) {
         std::set<bool> states;
         for (const auto* m : modules) {
-            states.insert(output.find(m->name + ".weight_packed") != nullptr);
+            states.insert(isQuantizedIn(output, *m));
         }
         check.require(states.size() == 1, name, "fused group is split: some shards quantized, others not");
     }
@@ -271,26 +296,32 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
                       "total_size " + std::to_string(total) + " != sum of tensor bytes " +
                           std::to_string(output.totalBytes()));
     }
-    const auto scheme = checkQuantizationConfig(output.config(), check);
+    const auto config = readQuantizationConfig(output.config());
+    for (const auto& problem : config.problems) {
+        check.require(false, "config.json", problem);
+    }
+    PlanOptions planOptions;
+    planOptions.preset = "none";
+    planOptions.targetLayers = options.targetLayers;
+    std::vector<TensorInfo> infos;
+    for (const auto& t : source.tensors()) {
+        infos.push_back(t.info);
+    }
+    const auto plan = makePlan(source.config(), infos, planOptions);
+    const auto modules = quantizedModules(source, output, plan, config, check);
 
     std::set<std::string> accounted;
     std::set<std::string> replacedSource;
     std::uint64_t done = 0;
     const std::uint64_t total = source.totalBytes();
-    for (const auto& tensor : output.tensors()) {
-        const auto& name = tensor.info.name;
-        if (!name.ends_with(".weight_packed")) {
-            continue;
+    for (const auto& q : modules) {
+        for (const auto& t : q.scheme->codec()->tensors(q.weight->info.shape[0], q.weight->info.shape[1],
+                                                         q.weight->info.dtype)) {
+            accounted.insert(q.module->name + "." + t.suffix);
         }
-        const auto module = name.substr(0, name.size() - std::string_view(".weight_packed").size());
-        accounted.insert({name, module + ".weight_scale", module + ".weight_shape"});
-        replacedSource.insert(module + ".weight");
-        if (scheme) {
-            checkQuantizedModule(source, output, module, *scheme, backend, threads, check, report);
-        }
-        if (const auto* w = source.find(module + ".weight")) {
-            done += w->info.byteSize();
-        }
+        replacedSource.insert(q.module->weightTensor);
+        checkQuantizedModule(source, output, q, backend, threads, check, report);
+        done += q.weight->info.byteSize();
         if (!reportProgress(options.progress, done, total)) {
             return report;
         }
@@ -313,11 +344,10 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
         }
     }
     for (const auto& tensor : output.tensors()) {
-        check.require(accounted.contains(tensor.info.name), tensor.info.name,
-                      "unexpected tensor in the output");
+        check.require(accounted.contains(tensor.info.name), tensor.info.name, "unexpected tensor in the output");
     }
-    if (scheme) {
-        checkIgnoreList(source, output, *scheme, options, check);
+    if (config.problems.empty() || !config.groups.empty()) {
+        checkIgnoreList(output, plan, config, check);
     }
     return report;
 }

@@ -24,7 +24,14 @@ std::vector<std::string> namesOf(const DraftModule& m)
 
 std::string_view entryKindName(EntryKind kind)
 {
-    return kind == EntryKind::Target ? "target" : "ignore";
+    switch (kind) {
+    case EntryKind::Target:
+        return "target";
+    case EntryKind::Scheme:
+        return "scheme";
+    default:
+        return "ignore";
+    }
 }
 
 std::string escapeRegex(std::string_view text)
@@ -73,7 +80,7 @@ EntryPreview previewEntry(const MatchEntry& entry, EntryKind kind, std::string s
             }
         }
         // vLLM's class-name path (check_contains): "Linear" selects QKVParallelLinear, ReplicatedLinear, ...
-        if (!matched && kind == EntryKind::Target && !m.vllmClass.empty() &&
+        if (!matched && kind != EntryKind::Ignore && !m.vllmClass.empty() &&
             entry.matchesClass(m.vllmClass)) {
             preview.matches.push_back({m.vllmName, m.name});
         }

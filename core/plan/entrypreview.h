@@ -10,9 +10,13 @@
 namespace spark {
 
 /// @brief Whether an entry selects modules (targets) or keeps them BF16 (ignore).
-enum class EntryKind { Target, Ignore };
+enum class EntryKind {
+    Target, ///< selects modules for the default scheme
+    Ignore, ///< keeps modules BF16
+    Scheme, ///< a scheme rule "ENTRY=SCHEME": assigns SCHEME to what ENTRY matches (later rules win)
+};
 
-/// @brief "target", "ignore".
+/// @brief "target", "ignore", "scheme".
 std::string_view entryKindName(EntryKind kind);
 
 /// @brief A module an entry matches: the vLLM name that matched and the checkpoint module behind it.
@@ -27,7 +31,8 @@ struct EntryPreview
 {
     std::string entry;
     EntryKind kind = EntryKind::Ignore;
-    std::string source; ///< "preset glm-dspark", "--ignore", "--target"
+    std::string source; ///< "preset glm-dspark", "--ignore", "--target", "--scheme"
+    std::string scheme; ///< the scheme a Scheme entry assigns ("W8A16"); empty otherwise
     bool valid = true;
     std::string error;    ///< invalid regex: message with its position
     int errorOffset = -1; ///< position inside the pattern (after "re:")

@@ -1,6 +1,7 @@
 #include "core/plan/ignorelist.h"
 
 #include "core/plan/entrypreview.h"
+#include "core/plan/nameregex.h"
 #include "core/plan/vllmmatching.h"
 
 #include <algorithm>
@@ -16,53 +17,6 @@ struct Expectation
     bool ignored = false;
     std::string module;
 };
-
-std::string leafOf(std::string_view name)
-{
-    const auto dot = name.rfind('.');
-    return std::string(dot == std::string_view::npos ? name : name.substr(dot + 1));
-}
-
-/// "qkv_proj" → "(qkv|q|k|v)_proj": the fused leaf and its shards, so one entry works with and without
-/// packed_modules_mapping (vllm#53116).
-std::string leafAlternation(const std::string& leaf)
-{
-    const auto& mapping = standardFusedMapping();
-    const auto it = mapping.find(leaf);
-    if (it == mapping.end()) {
-        return escapeRegex(leaf);
-    }
-    std::vector<std::string> names{leaf};
-    names.insert(names.end(), it->second.begin(), it->second.end());
-    // Longest common suffix of all names, kept outside the group.
-    std::size_t common = 0;
-    while (true) {
-        const auto n = common + 1;
-        if (std::any_of(names.begin(), names.end(), [&](const std::string& s) { return s.size() < n; })) {
-            break;
-        }
-        const char c = names.front()[names.front().size() - n];
-        if (std::any_of(names.begin(), names.end(),
-                        [&](const std::string& s) { return s[s.size() - n] != c; })) {
-            break;
-        }
-        common = n;
-    }
-    std::string group = "(";
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        group += (i ? "|" : "") + escapeRegex(names[i].substr(0, names[i].size() - common));
-    }
-    return group + ")" + escapeRegex(leaf.substr(leaf.size() - common));
-}
-
-/// "model.layers.36.self_attn.qkv_proj" → "re:.*\.layers\.36\.self_attn\.(qkv|q|k|v)_proj$".
-std::string exactEntry(const std::string& vllmName)
-{
-    std::string path = vllmName.starts_with("model.") ? vllmName.substr(6) : vllmName;
-    const auto leaf = leafOf(path);
-    path.resize(path.size() - leaf.size());
-    return "re:.*\\." + escapeRegex(path) + leafAlternation(leaf) + "$";
-}
 
 /// Every verdict @p entries give on @p expectations under both mappings; the first mismatch, or "".
 std::string check(const std::vector<std::string>& entries, const std::vector<Expectation>& expectations)
@@ -114,7 +68,12 @@ IgnoreList buildIgnoreList(const std::vector<PlannedModule>& modules)
     }
 
     IgnoreList list;
-    list.entries.push_back("lm_head");
+    // lm_head is kept unless a scheme rule quantized it (through the exact target "lm_head").
+    if (std::none_of(modules.begin(), modules.end(), [](const PlannedModule& m) {
+            return m.vllmName == "lm_head" && m.decision == PlanDecision::Quantize;
+        })) {
+        list.entries.push_back("lm_head");
+    }
     auto add = [&list](const std::string& entry) {
         if (std::find(list.entries.begin(), list.entries.end(), entry) == list.entries.end()) {
             list.entries.push_back(entry);
@@ -127,7 +86,7 @@ IgnoreList buildIgnoreList(const std::vector<PlannedModule>& modules)
         // Layered modules repeat across layers: one leaf entry covers them all when no quantized Linear
         // shares the leaf. Single modules (fc, confidence_head.proj) get their full path: clearer to read.
         if (m->vllmName.find(".layers.") != std::string::npos) {
-            const auto broad = "re:.*\\." + leafAlternation(leafOf(m->vllmName)) + "$";
+            const auto broad = nameregex::leafEntry(m->vllmName);
             if (std::find(list.entries.begin(), list.entries.end(), broad) != list.entries.end()) {
                 continue;
             }
@@ -136,9 +95,9 @@ IgnoreList buildIgnoreList(const std::vector<PlannedModule>& modules)
                 continue;
             }
         }
-        add(exactEntry(m->vllmName));
+        add(nameregex::exactEntry(m->vllmName));
         for (const auto& alias : m->vllmAliases) {
-            add(exactEntry(alias));
+            add(nameregex::exactEntry(alias));
         }
     }
     // Heads and embeddings are not Linears ("Linear" never selects them), but newer vLLM asks for a scheme
@@ -146,7 +105,7 @@ IgnoreList buildIgnoreList(const std::vector<PlannedModule>& modules)
     for (const auto& m : modules) {
         if ((m.role == ModuleRole::Head || m.role == ModuleRole::Embedding) && m.vllmName != "lm_head" &&
             !m.weightTensor.empty()) {
-            add(exactEntry(m.vllmName));
+            add(nameregex::exactEntry(m.vllmName));
         }
     }
     list.error = check(list.entries, expectations);

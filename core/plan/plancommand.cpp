@@ -17,6 +17,9 @@ std::vector<std::string> planArguments(const PlanOptions& options)
     for (const auto& ignore : options.ignore) {
         args.insert(args.end(), {"--ignore", ignore});
     }
+    for (const auto& rule : options.schemes) {
+        args.insert(args.end(), {"--scheme", rule});
+    }
     if (options.targetLayers) {
         args.insert(args.end(), {"--target-layers", std::to_string(*options.targetLayers)});
     }

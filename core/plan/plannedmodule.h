@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/plan/draftmodule.h"
+#include "core/quant/weightscheme.h"
 
 #include <cstdint>
 #include <string>
@@ -19,6 +20,8 @@ std::string_view decisionName(PlanDecision decision);
 struct PlannedModule : DraftModule
 {
     PlanDecision decision = PlanDecision::Keep;
+    /// The module's scheme: keepScheme() (BF16) unless decision == Quantize. Fused shards share it.
+    const WeightScheme* scheme = &keepScheme();
     std::string reason;           ///< one line: which entry decided, or which limit kept it BF16
     std::uint64_t bytesAfter = 0; ///< the module's bytes after the plan
 };

@@ -12,11 +12,15 @@ struct PlanOptions
     std::string preset = "auto";      ///< a preset name (preset.h) or "auto" (by detected architecture)
     std::vector<std::string> targets; ///< extra target entries, added to the preset's
     std::vector<std::string> ignore;  ///< extra ignore entries, added to the preset's
+    /// Scheme rules "ENTRY=SCHEME" (ENTRY with vLLM's target semantics: exact name, re:, or Linear; SCHEME a
+    /// WeightScheme name, BF16 to keep), applied in order after the preset's: the last rule matching a
+    /// decision unit gives its scheme, even for a module the targets/ignore entries left BF16.
+    std::vector<std::string> schemes;
     /// The target model's layer count, which offsets draft layer indices in vLLM prefixes. Overrides the
     /// config; when neither has it the plan uses 0 and lints "target-layers-unknown".
     std::optional<int> targetLayers;
-    int bits = 4;        ///< 4 or 8
-    int groupSize = 128; ///< 32, 64, 128, or -1 for one scale per output channel
+    int bits = 4;        ///< default scheme: 4 or 8 bits (int symmetric) ...
+    int groupSize = 128; ///< ... with 32, 64, 128, or -1 for one scale per output channel
     int tpDegree = 1;    ///< tensor-parallel degree the draft will be served with (shape gate per rank)
 };
 

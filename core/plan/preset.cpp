@@ -49,6 +49,14 @@ std::vector<Preset> buildPresets()
          {"Linear"},
          {kLmHead, kLmHeadRe, kEmbed},
          false},
+        {"eagle3-int8",
+         "EAGLE-3 at 8 bits: every Linear W8A16 (int8, group 128). A one-layer head has no later layers "
+         "to wash out int4 rounding error, so 8 bits keeps acceptance; still 2x fewer bytes than BF16. "
+         "lm_head and embed_tokens BF16.",
+         {"Linear"},
+         {kLmHead, kLmHeadRe, kEmbed},
+         false,
+         {"Linear=W8A16"}},
         {"generic",
          "Unknown architecture: every eligible 2-D Linear weight int4 except embeddings and heads (lm_head, "
          "*_head.*); modules vLLM reads raw or cannot run quantized stay BF16.",

@@ -20,6 +20,8 @@ struct Preset
     /// Quantizes modules stock vLLM reads raw (DFlash/DSpark q/k/v): needs a vLLM with vllm#51581 fixed.
     /// The planner then warns instead of keeping them BF16.
     bool patchedVllm = false;
+    /// Scheme rules "ENTRY=SCHEME" applied before the user's --scheme rules (later rules win).
+    std::vector<std::string> schemes;
 };
 
 /// @brief Every preset except "auto": laguna-dflash, qwen3-dflash, glm-dspark, glm-dspark-patched, eagle3,

@@ -86,6 +86,158 @@ std::string joinNames(const std::vector<std::string>& names, std::size_t max = 3
     return out;
 }
 
+/// A compiled "ENTRY=SCHEME" rule.
+struct SchemeRule
+{
+    MatchEntry entry;
+    const WeightScheme* scheme = nullptr;
+    std::string source;
+
+    std::string describe() const { return "scheme rule '" + entry.text() + "=" + std::string(scheme->name) + "' (" + source + ")"; }
+};
+
+/// Parses and previews the preset's rules, then the user's; bad ones become errors and are dropped.
+std::vector<SchemeRule> compileSchemeRules(const std::vector<std::string>& presetRules, const std::string& presetSource,
+                                           const std::vector<std::string>& userRules,
+                                           const std::vector<DraftModule>& described, QuantPlan& plan, LintSink& lint)
+{
+    std::vector<SchemeRule> rules;
+    auto addAll = [&](const std::vector<std::string>& texts, const std::string& source, bool user) {
+        for (const auto& text : texts) {
+            const auto equals = text.rfind('=');
+            const auto* scheme = equals == std::string::npos ? nullptr : findWeightScheme(text.substr(equals + 1));
+            if (!scheme || equals == 0) {
+                lint.add("invalid-scheme-rule", LintSeverity::Error, {text},
+                         "scheme rule '" + text + "' (" + source + ") is not ENTRY=SCHEME with SCHEME one of " +
+                             weightSchemeNames(),
+                         "schemes-spec §1");
+                continue;
+            }
+            SchemeRule rule{MatchEntry(text.substr(0, equals)), scheme, source};
+            auto preview = previewEntry(rule.entry, EntryKind::Scheme, source, described);
+            preview.scheme = std::string(scheme->name);
+            if (!preview.valid) {
+                lint.add("invalid-entry", LintSeverity::Error, {text}, preview.error, "");
+            } else if (user) {
+                for (const auto& w : preview.warnings) {
+                    lint.add(w.starts_with("matches nothing") ? "scheme-unmatched" : "entry-pattern",
+                             LintSeverity::Warning, {text}, "scheme rule '" + text + "' " + w + ".",
+                             "format-spec §4.1, §6");
+                }
+            }
+            plan.entries.push_back(std::move(preview));
+            if (rule.entry.isValid()) {
+                rules.push_back(std::move(rule));
+            }
+        }
+    };
+    addAll(presetRules, presetSource, false);
+    addAll(userRules, "--scheme", true);
+    return rules;
+}
+
+/// The last rule selecting the vLLM layer @p layer of @p lead (name, class, shards, older aliases).
+const SchemeRule* lastMatchingRule(const std::vector<SchemeRule>& rules, const std::string& layer,
+                                   const DraftModule& lead)
+{
+    for (auto it = rules.rbegin(); it != rules.rend(); ++it) {
+        const std::vector<MatchEntry> one{it->entry};
+        bool hit = matchesTarget(layer, lead.vllmClass, one, standardFusedMapping());
+        for (const auto& alias : lead.vllmAliases) {
+            hit = hit || it->entry.matches(alias);
+        }
+        if (hit) {
+            return &*it;
+        }
+    }
+    return nullptr;
+}
+
+/// lm_head takes a scheme only through a rule naming it exactly (vLLM quantizes a ParallelLMHead only
+/// through the exact target "lm_head", schemes-spec §5.2 rule 4) and only on EAGLE-3, whose vLLM model
+/// passes quant_config to it (vllm#37280); DFlash and DSpark build it without one.
+void applyHeadRule(QuantPlan& plan, PlannedModule& head, const std::vector<SchemeRule>& rules, LintSink& lint)
+{
+    const auto it = std::find_if(rules.rbegin(), rules.rend(),
+                                 [](const SchemeRule& r) { return !r.entry.isRegex() && r.entry.text() == "lm_head"; });
+    if (it == rules.rend() || !it->scheme->quantizes()) {
+        return;
+    }
+    const auto& scheme = *it->scheme;
+    if (plan.architecture.kind != DraftArchitecture::Eagle3) {
+        lint.add("lm-head", LintSeverity::Warning, {head.name},
+                 it->describe() + " is ignored: vLLM builds this architecture's lm_head without quant_config, so "
+                                  "it cannot load a quantized one; lm_head stays BF16.",
+                 "schemes-spec §5.2 rule 4");
+        return;
+    }
+    const auto shape = scheme.shapeProblem(head.outFeatures, head.inFeatures, TensorSplit::Output, plan.tpDegree);
+    if (!isQuantizableFloat(head.dtype) || !shape.empty()) {
+        lint.add("kernel-shape", LintSeverity::Warning, {head.name},
+                 "lm_head stays BF16: " + (shape.empty() ? std::string("its dtype cannot be quantized") : shape) + ".",
+                 "schemes-spec §6.1");
+        return;
+    }
+    head.decision = PlanDecision::Quantize;
+    head.scheme = &scheme;
+    head.reason = std::string(scheme.name) + ": " + it->describe();
+    lint.add("lm-head-quantized", scheme.family == SchemeFamily::Nvfp4 ? LintSeverity::Warning : LintSeverity::Info,
+             {head.name},
+             "lm_head is quantized (" + std::string(scheme.name) +
+                 "): it needs a vLLM with vllm#37280 and the V1 model runner (the V2 runner crashes on a quantized "
+                 "draft lm_head, vllm#53104); the head's error lands directly on the draft logits" +
+                 (scheme.family == SchemeFamily::Nvfp4 ? "; NVFP4 lm_head hits vllm#52434 on GB10" : "") + ".",
+             "vllm#37280");
+}
+
+/// The per-scheme rules of schemes-spec §5-§6 the plan's schemes touch.
+void lintSchemes(const QuantPlan& plan, LintSink& lint)
+{
+    std::map<const WeightScheme*, std::vector<std::string>> byScheme;
+    for (const auto& m : plan.modules) {
+        if (m.decision == PlanDecision::Quantize) {
+            byScheme[m.scheme].push_back(m.name);
+        }
+    }
+    for (const auto& [scheme, modules] : byScheme) {
+        if (scheme->groupSize == 32) {
+            lint.add("kernel-group-size", LintSeverity::Info, modules,
+                     std::string(scheme->name) +
+                         ": group size 32 runs on Marlin only: Machete (chosen first on H100/H200) supports -1, 64 "
+                         "and 128.",
+                     "format-spec §4.6");
+        }
+        if (scheme->family == SchemeFamily::Fp8) {
+            lint.add("fp8-activations", LintSeverity::Info, modules,
+                     "FP8_DYNAMIC quantizes activations per token at run time (W8A8, CUTLASS FP8, compute "
+                     "capability >= 8.9): weight-only FP8 is avoided because its only kernel is Marlin FP8, which "
+                     "vLLM refuses on sm_89+ unless forced (vllm#52543).",
+                     "schemes-spec §5.2 rule 6");
+        }
+        if (scheme->family == SchemeFamily::Nvfp4) {
+            lint.add("nvfp4-global-scale", LintSeverity::Info, modules,
+                     "NVFP4A16: fused q/k/v and gate/up share one global scale (vLLM uses the max per fused layer); "
+                     "served by Marlin FP4 on sm_90 (no FP4 MMA on Hopper) and sm_121.",
+                     "schemes-spec §3.4.1");
+        }
+    }
+    if (byScheme.empty()) {
+        return;
+    }
+    std::string kernels;
+    for (const auto& [scheme, modules] : byScheme) {
+        kernels += (kernels.empty() ? "" : "; ") + std::string(scheme->name) + " — sm_90: " +
+                   std::string(scheme->kernels.sm90) + ", sm_121: " + std::string(scheme->kernels.sm121);
+    }
+    lint.add("kernels", LintSeverity::Info, {}, "vLLM kernels (read, not run): " + kernels + ".", "schemes-spec §6.2");
+    if (byScheme.size() > 1) {
+        lint.add("sglang-multi-group", LintSeverity::Info, {},
+                 "several config groups: vLLM selects a scheme per module, but SGLang may load a multi-group "
+                 "compressed-tensors checkpoint unquantized (sglang#32736).",
+                 "sglang#32736");
+    }
+}
+
 } // namespace
 
 const PlannedModule* QuantPlan::findModule(std::string_view name) const
@@ -106,6 +258,24 @@ std::vector<const PlannedModule*> QuantPlan::quantizedModules() const
     return out;
 }
 
+std::vector<const WeightScheme*> QuantPlan::schemesUsed() const
+{
+    std::vector<const WeightScheme*> out;
+    for (const auto& g : groups) {
+        out.push_back(g.scheme);
+    }
+    return out;
+}
+
+std::string QuantPlan::schemeSummary() const
+{
+    std::string out;
+    for (const auto* s : schemesUsed()) {
+        out += (out.empty() ? "" : " + ") + std::string(s->name);
+    }
+    return out.empty() ? std::string(defaultScheme->name) : out;
+}
+
 bool QuantPlan::hasLint(std::string_view id) const
 {
     return std::any_of(lint.begin(), lint.end(), [&](const LintFinding& f) { return f.id == id; });
@@ -118,10 +288,11 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
     LintSink lint(plan);
     const auto& arch = plan.architecture = detectArchitecture(config);
     plan.presetRequested = options.preset;
-    plan.scheme = {options.bits, options.groupSize};
     plan.tpDegree = options.tpDegree;
-    if (const auto problem = plan.scheme.problem(); !problem.empty()) {
+    if (const auto problem = QuantScheme{options.bits, options.groupSize}.problem(); !problem.empty()) {
         lint.add("scheme", LintSeverity::Error, {}, problem, "format-spec §4.6");
+    } else {
+        plan.defaultScheme = intSymmetricScheme(options.bits, options.groupSize);
     }
     if (options.tpDegree < 1) {
         lint.add("scheme", LintSeverity::Error, {}, "the tensor-parallel degree must be at least 1", "");
@@ -183,6 +354,9 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         }
     }
 
+    const auto rules = compileSchemeRules(preset->schemes, "preset " + preset->name, options.schemes, described,
+                                          plan, lint);
+
     plan.modules.reserve(described.size());
     for (const auto& d : described) {
         PlannedModule m;
@@ -207,11 +381,38 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         for (const auto i : members) {
             names.push_back(plan.modules[i].name);
         }
-        auto setAll = [&](PlanDecision decision, const std::string& reason) {
+        auto setAll = [&](PlanDecision decision, const std::string& reason,
+                          const WeightScheme& scheme = keepScheme()) {
             for (const auto i : members) {
                 plan.modules[i].decision = decision;
                 plan.modules[i].reason = reason;
+                plan.modules[i].scheme = decision == PlanDecision::Quantize ? &scheme : &keepScheme();
             }
+        };
+        // The hard limits for every shard under @p scheme, so a fused group never splits.
+        auto limitFor = [&](const WeightScheme& scheme, bool& rawBlocked) -> std::string {
+            for (const auto i : members) {
+                const auto& m = plan.modules[i];
+                if (!m.vllmLimit.empty()) {
+                    return m.vllmLimit;
+                }
+                if (m.readsRawWeight && !preset->patchedVllm) {
+                    rawBlocked = true;
+                    return "vLLM reads " + leafOf(layer) +
+                           ".weight directly (context-KV buffers): stock vLLM cannot load it quantized "
+                           "(vllm#51581)";
+                }
+                if (!isQuantizableFloat(m.dtype)) {
+                    return "weight dtype " + std::string(dtypeName(m.dtype)) + " is not BF16, F16 or F32";
+                }
+                if (const auto shape =
+                        scheme.shapeProblem(m.outFeatures, m.inFeatures, splitOf(m.vllmClass), plan.tpDegree);
+                    !shape.empty()) {
+                    shapeKept.insert(shapeKept.end(), names.begin(), names.end());
+                    return "shape: " + (members.size() > 1 ? m.name + " " : std::string()) + shape;
+                }
+            }
+            return {};
         };
 
         // Targets: name, class ("Linear"), or every shard by name (vLLM find_matched_target).
@@ -254,6 +455,40 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
                          "the plan keeps it BF16 and the generated ignore list covers both.",
                      "vllm#53116");
         }
+        // A scheme rule decides the unit outright: the last rule that matches wins.
+        if (const auto* rule = lastMatchingRule(rules, layer, lead)) {
+            const auto& scheme = *rule->scheme;
+            if (!scheme.quantizes()) {
+                setAll(PlanDecision::Keep, "BF16: " + rule->describe());
+                if (lead.readsRawWeight) {
+                    rawKept.insert(rawKept.end(), names.begin(), names.end());
+                }
+                continue;
+            }
+            bool rawBlocked = false;
+            if (const auto limit = limitFor(scheme, rawBlocked); !limit.empty()) {
+                if (rawBlocked) {
+                    lint.add("raw-weight-read", LintSeverity::Error, names,
+                             rule->describe() + " assigns " + std::string(scheme.name) + " to " + layer +
+                                 ", but vLLM reads " + leafOf(layer) +
+                                 ".weight directly for the context KV and cannot load it quantized: assign "
+                                 "BF16 there or narrow the rule.",
+                             "vllm#51581");
+                }
+                setAll(PlanDecision::Keep, limit);
+                continue;
+            }
+            std::string reason = std::string(scheme.name) + ": " + rule->describe();
+            if (members.size() > 1 || !lead.fusedGroup.empty()) {
+                reason += ", with the whole fused " + lead.fusedGroup;
+            }
+            setAll(PlanDecision::Quantize, reason, scheme);
+            if (lead.readsRawWeight) {
+                rawQuantized.insert(rawQuantized.end(), names.begin(), names.end());
+            }
+            continue;
+        }
+
         const bool ignored = byName.ignored || byShards.ignored || aliasIgnored;
         if (ignored) {
             const int index = byName.entryIndex >= 0 ? byName.entryIndex : byShards.entryIndex;
@@ -272,40 +507,26 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
             continue;
         }
 
-        // Selected: apply the hard limits, for every shard, so a fused group never splits.
-        std::string keepReason;
-        for (const auto i : members) {
-            const auto& m = plan.modules[i];
-            if (!m.vllmLimit.empty()) {
-                keepReason = m.vllmLimit;
-            } else if (m.readsRawWeight && !preset->patchedVllm) {
-                keepReason =
-                    "vLLM reads " + leafOf(layer) +
-                    ".weight directly (context-KV buffers): stock vLLM cannot load it quantized (vllm#51581)";
-                rawForced.insert(rawForced.end(), names.begin(), names.end());
-            } else if (!isQuantizableFloat(m.dtype)) {
-                keepReason = "weight dtype " + std::string(dtypeName(m.dtype)) + " is not BF16, F16 or F32";
-            } else if (const auto shape = plan.scheme.shapeProblem(m.outFeatures, m.inFeatures,
-                                                                   splitOf(m.vllmClass), plan.tpDegree);
-                       !shape.empty()) {
-                keepReason = "shape: " + (members.size() > 1 ? m.name + " " : std::string()) + shape;
-                shapeKept.insert(shapeKept.end(), names.begin(), names.end());
-            }
-            if (!keepReason.empty()) {
-                break;
-            }
+        // Selected: the default scheme, within the hard limits.
+        if (!plan.defaultScheme->quantizes()) {
+            setAll(PlanDecision::Keep, "no valid default scheme (see the errors)");
+            continue;
         }
-        if (!keepReason.empty()) {
-            setAll(PlanDecision::Keep, keepReason);
+        bool rawBlocked = false;
+        if (const auto limit = limitFor(*plan.defaultScheme, rawBlocked); !limit.empty()) {
+            if (rawBlocked) {
+                rawForced.insert(rawForced.end(), names.begin(), names.end());
+            }
+            setAll(PlanDecision::Keep, limit);
             continue;
         }
         std::string reason =
-            plan.scheme.name() + ": selected by " +
+            std::string(plan.defaultScheme->name) + ": selected by " +
             (hitIndex >= 0 ? targets.describe(hitIndex) : std::string("its shards' targets"));
         if (members.size() > 1 || !lead.fusedGroup.empty()) {
             reason += ", with the whole fused " + lead.fusedGroup;
         }
-        setAll(PlanDecision::Quantize, reason);
+        setAll(PlanDecision::Quantize, reason, *plan.defaultScheme);
         if (lead.readsRawWeight) {
             rawQuantized.insert(rawQuantized.end(), names.begin(), names.end());
         }
@@ -329,7 +550,13 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
             break;
         default:
             m.reason = m.vllmLimit.empty() ? "not a Linear" : m.vllmLimit;
+            if (m.vllmName == "lm_head" && !m.weightTensor.empty()) {
+                applyHeadRule(plan, m, rules, lint);
+            }
             break;
+        }
+        if (m.decision == PlanDecision::Quantize) {
+            continue;
         }
         // A user naming a head or embedding wants to know why it stays BF16, even if a preset ignores it.
         bool userNamed = false;
@@ -355,11 +582,17 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
     for (auto& m : plan.modules) {
         m.bytesAfter = m.bytes;
         if (m.decision == PlanDecision::Quantize) {
-            const auto packed = plan.scheme.quantizedBytes(m.outFeatures, m.inFeatures, m.dtype);
+            const auto packed = m.scheme->quantizedBytes(m.outFeatures, m.inFeatures, m.dtype);
             m.bytesAfter = m.bytes - m.weightBytes + packed;
             plan.sizes.quantizedWeightsBefore += m.weightBytes;
             plan.sizes.quantizedWeightsAfter += packed;
             ++plan.sizes.quantizedModules;
+        }
+        if (m.isLinear() || m.decision == PlanDecision::Quantize) {
+            auto& perScheme = plan.sizes.byScheme[std::string(m.scheme->name)];
+            perScheme.bytesBefore += m.weightBytes;
+            perScheme.bytesAfter += m.weightBytes + m.bytesAfter - m.bytes;
+            ++perScheme.modules;
         }
         plan.sizes.bytesBefore += m.bytes;
         plan.sizes.bytesAfter += m.bytesAfter;
@@ -399,12 +632,7 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
                 joinNames(shapeKept) + ").",
             "format-spec §4.6");
     }
-    if (plan.scheme.groupSize == 32) {
-        lint.add(
-            "kernel-group-size", LintSeverity::Info, {},
-            "group size 32 runs on Marlin only: Machete (chosen first on H100/H200) supports -1, 64 and 128.",
-            "format-spec §4.6");
-    }
+    lintSchemes(plan, lint);
     if (!headsSelected.empty()) {
         lint.add(
             "lm-head", LintSeverity::Warning, headsSelected,
@@ -462,6 +690,12 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         lint.add("nothing-quantized", LintSeverity::Warning, {}, "the plan quantizes no module.", "");
     }
 
+    const auto groups = buildConfigGroups(plan.modules);
+    plan.groups = groups.groups;
+    if (!groups.error.empty()) {
+        lint.add("config-groups-selfcheck", LintSeverity::Error, {}, "internal: " + groups.error,
+                 "schemes-spec §5.1");
+    }
     const auto generated = buildIgnoreList(plan.modules);
     plan.ignore = generated.entries;
     if (!generated.error.empty()) {

@@ -2,6 +2,7 @@
 
 #include "core/io/tensorinfo.h"
 #include "core/plan/architecture.h"
+#include "core/plan/configgroups.h"
 #include "core/plan/entrypreview.h"
 #include "core/plan/lintfinding.h"
 #include "core/plan/plannedmodule.h"
@@ -20,7 +21,7 @@ namespace spark {
 /// preview, lint, sizes, and the `targets`/`ignore` to write into quantization_config.
 ///
 /// Contract with the exporter: refuse to run unless errors is empty; quantize exactly the modules with
-/// decision == Quantize using `scheme`; write `targets()` as config_groups.group_0.targets and
+/// decision == Quantize, each with its own `scheme` (fused shards share one); write configGroups() and
 /// `ignoreEntries()` as `ignore`. Under vLLM's rules (with and without packed_modules_mapping, and with
 /// EAGLE3's pre-vllm#48068 names) that ignore list selects exactly the Linears the plan keeps BF16 — makePlan
 /// checks this itself and reports an error otherwise.
@@ -29,7 +30,8 @@ struct QuantPlan
     ArchitectureInfo architecture;
     std::string presetRequested; ///< as asked ("auto")
     std::string preset;          ///< as resolved ("glm-dspark")
-    QuantScheme scheme;
+    /// The scheme of modules the targets select when no scheme rule assigns another (--bits/--group).
+    const WeightScheme* defaultScheme = &keepScheme();
     int tpDegree = 1;
     int targetLayers = 0;               ///< the offset used in vLLM names
     bool targetLayersKnown = false;     ///< false: 0 was assumed (lint "target-layers-unknown")
@@ -40,8 +42,15 @@ struct QuantPlan
     std::vector<std::string> errors; ///< invalid regex, fused-group disagreement, bad scheme, unknown preset
     std::vector<std::string> ignore; ///< generated ignore list (see ignoreEntries)
 
-    /// @brief config_groups.group_0.targets: the class target every vLLM Linear matches (format-spec §4.4).
-    std::vector<std::string> targets() const { return {"Linear"}; }
+    /// @brief One compressed-tensors config group per distinct scheme (schemes-spec §4): the most common
+    /// scheme takes the "Linear" catch-all, the others compact suffix-anchored regexes (or "lm_head")
+    /// disjoint across groups. A single-scheme plan has one group targeting "Linear".
+    std::vector<ConfigGroup> groups;
+    /// @brief The distinct schemes of the quantized modules, in groups order.
+    std::vector<const WeightScheme*> schemesUsed() const;
+    /// @brief "W4A16" for one scheme, "W4A16 + W8A16 + NVFP4A16" for several (groups order); the default
+    /// scheme's name when nothing is quantized.
+    std::string schemeSummary() const;
     /// @brief The `ignore` list for quantization_config: "lm_head", then suffix-anchored, dot-escaped
     /// regexes matching fused and unfused names of every Linear kept BF16 (format-spec §5.6).
     const std::vector<std::string>& ignoreEntries() const { return ignore; }

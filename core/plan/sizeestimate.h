@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 namespace spark {
 
@@ -17,6 +19,15 @@ struct SizeEstimate
     std::uint64_t quantizedWeightsBefore = 0; ///< the weights the plan quantizes, as they are
     std::uint64_t quantizedWeightsAfter = 0;  ///< the same weights packed (+ scales + shapes)
     int quantizedModules = 0;
+
+    /// Linear weights per scheme (BF16 for the Linears kept): their bytes before and after, and how many.
+    struct SchemeBytes
+    {
+        std::uint64_t bytesBefore = 0;
+        std::uint64_t bytesAfter = 0;
+        int modules = 0;
+    };
+    std::map<std::string, SchemeBytes> byScheme;
 
     /// @brief Resident memory handed back to the KV cache (weights stay resident in full).
     std::uint64_t residentSaved() const { return bytesBefore - bytesAfter; }

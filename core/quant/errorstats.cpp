@@ -2,7 +2,9 @@
 
 #include "core/quant/quantbackend.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/schemecodecs.h"
 #include "core/quant/statskernels.h"
+#include "core/quant/tracestats.h"
 
 #include <algorithm>
 #include <bit>
@@ -22,19 +24,46 @@ void addCounts(std::vector<std::uint64_t>& total, const std::vector<std::uint32_
 
 } // namespace
 
-ErrorStatsAccumulator::ErrorStatsAccumulator(const QuantScheme& scheme, std::uint64_t rows,
-                                             std::uint64_t cols)
-    : m_scheme(scheme), m_rows(rows), m_cols(cols),
-      m_qHist(static_cast<std::size_t>(scheme.qMax() - scheme.qMin() + 1)),
-      m_weightHist(kernels::kWeightBins), m_errorHist(kernels::kErrorBins + 1),
-      m_absErrHist(kernels::kAbsErrBins + 1)
+namespace {
+
+const WeightScheme& checkedIntScheme(const QuantScheme& scheme)
 {
     scheme.validate();
+    return *intSymmetricScheme(scheme.bits, scheme.groupSize);
+}
+
+const WeightScheme& checkedQuantizing(const WeightScheme& scheme)
+{
+    if (!scheme.quantizes()) {
+        throw QuantError(QuantErrorKind::InvalidScheme, "BF16 keeps the weight: there is no error to measure");
+    }
+    return scheme;
+}
+
+} // namespace
+
+ErrorStatsAccumulator::ErrorStatsAccumulator(const QuantScheme& scheme, std::uint64_t rows,
+                                             std::uint64_t cols)
+    : ErrorStatsAccumulator(checkedIntScheme(scheme), rows, cols)
+{
+}
+
+ErrorStatsAccumulator::ErrorStatsAccumulator(const WeightScheme& scheme, std::uint64_t rows, std::uint64_t cols,
+                                             const SchemeContext& context)
+    : m_scheme(&checkedQuantizing(scheme)), m_context(context), m_rows(rows), m_cols(cols),
+      m_qHist(static_cast<std::size_t>(scheme.codec()->codeCount())), m_weightHist(kernels::kWeightBins),
+      m_errorHist(kernels::kErrorBins + 1), m_absErrHist(kernels::kAbsErrBins + 1)
+{
 }
 
 void ErrorStatsAccumulator::addRows(const WeightRows& rows, unsigned threads, const QuantBackend* backend)
 {
-    rows.validate(m_scheme);
+    const bool simd = m_scheme->family == SchemeFamily::IntSymmetric;
+    if (simd) {
+        rows.validate(m_scheme->intScheme());
+    } else {
+        codec::validateRows(rows, m_scheme->groupSize);
+    }
     if (rows.cols != m_cols || rows.firstRow != m_rowsDone || m_rowsDone + rows.rowCount > m_rows) {
         throw QuantError(QuantErrorKind::BadShape, "row block does not continue the tensor",
                          std::string(rows.tensor));
@@ -51,7 +80,11 @@ void ErrorStatsAccumulator::addRows(const WeightRows& rows, unsigned threads, co
         part.firstRow = rows.firstRow + begin;
         perRow.assign(part.rowCount, {});
         kernels::StatsHistograms counts;
-        engine.errorStatsRows(part, m_scheme, perRow.data(), counts, threads);
+        if (simd) {
+            engine.errorStatsRows(part, m_scheme->intScheme(), perRow.data(), counts, threads);
+        } else {
+            kernels::traceErrorStats(*m_scheme->codec(), part, m_context, perRow.data(), counts, threads);
+        }
         addCounts(m_qHist, counts.q);
         addCounts(m_weightHist, counts.weight);
         addCounts(m_errorHist, counts.error);
@@ -68,7 +101,7 @@ TensorErrorStats ErrorStatsAccumulator::result() const
     TensorErrorStats s;
     s.rows = m_rows;
     s.cols = m_cols;
-    s.groups = m_rows * m_scheme.groupsPerRow(static_cast<std::size_t>(m_cols));
+    s.groups = m_rows * m_scheme->codec()->groupsPerRow(static_cast<std::size_t>(m_cols));
     s.epsScaleGroups = m_totals.epsScales;
     s.dequantNonFinite = m_totals.dequantNonFinite;
     const double n = static_cast<double>(m_rows * m_cols);
@@ -103,7 +136,7 @@ TensorErrorStats ErrorStatsAccumulator::result() const
         }
     }
     s.qHist = m_qHist;
-    const double range = m_scheme.packOffset();
+    const double range = m_scheme->codec()->gridRange();
     s.weightHist = FixedHistogram{-range, range, m_weightHist};
     // The last error bin counts the elements with a non-finite D, which the histogram leaves out.
     s.errorHist = FixedHistogram{kernels::kErrorLo, -static_cast<double>(kernels::kErrorLo),
@@ -114,11 +147,17 @@ TensorErrorStats ErrorStatsAccumulator::result() const
 TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& scheme, unsigned threads,
                                    const QuantBackend* backend)
 {
+    return computeErrorStats(rows, checkedIntScheme(scheme), {}, threads, backend);
+}
+
+TensorErrorStats computeErrorStats(const WeightRows& rows, const WeightScheme& scheme,
+                                   const SchemeContext& context, unsigned threads, const QuantBackend* backend)
+{
     // The accumulator expects blocks from row 0; a block that starts later is measured alone and its
     // errors are renamed with the block's own first row.
     WeightRows whole = rows;
     whole.firstRow = 0;
-    ErrorStatsAccumulator single(scheme, rows.rowCount, rows.cols);
+    ErrorStatsAccumulator single(scheme, rows.rowCount, rows.cols, context);
     try {
         single.addRows(whole, threads, backend);
     } catch (const QuantError& e) {

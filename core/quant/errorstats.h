@@ -1,6 +1,8 @@
 #pragma once
 
+#include "core/quant/schemecodec.h"
 #include "core/quant/statskernels.h"
+#include "core/quant/weightscheme.h"
 #include "core/quant/weightrows.h"
 
 #include <cstdint>
@@ -46,8 +48,10 @@ struct TensorErrorStats
     std::optional<double> snrDb;           ///< 10 log10(Σw² / Σ(w-D)²); absent if the error is 0
     double meanAbsW = 0;
 
-    std::vector<std::uint64_t> qHist; ///< count of each q, index q - qMin (16 bins 4-bit, 256 bins 8-bit)
-    FixedHistogram weightHist;        ///< w/s (scaled weight), 64 bins over ±2^(bits-1)
+    /// Count of each stored code: q - qMin for integer schemes (16 bins 4-bit, 256 bins 8-bit), the FP8
+    /// code byte (256 bins), the FP4 nibble (16 bins).
+    std::vector<std::uint64_t> qHist;
+    FixedHistogram weightHist;        ///< w/s (scaled weight), 64 bins over the scheme's grid range
     FixedHistogram errorHist;         ///< (W-D)/s (error in units of the group scale), 64 bins over ±0.64
 };
 
@@ -59,6 +63,11 @@ class ErrorStatsAccumulator
   public:
     /// Throws QuantError when the scheme is invalid.
     ErrorStatsAccumulator(const QuantScheme& scheme, std::uint64_t rows, std::uint64_t cols);
+    /// @brief Statistics under any quantizing scheme; @p context carries NVFP4's global scale (see
+    /// SchemeCodec::contextForAbsmax). Integer symmetric schemes run on the backend given to addRows(),
+    /// the others on the CPU. Throws QuantError for BF16 (nothing to measure).
+    ErrorStatsAccumulator(const WeightScheme& scheme, std::uint64_t rows, std::uint64_t cols,
+                          const SchemeContext& context = {});
 
     /// @brief Adds the next rows (rows.firstRow must continue where the last block ended), measured by
     /// @p backend (nullptr: the CPU). Throws QuantError (NonFinite) with the tensor name and first bad
@@ -70,7 +79,8 @@ class ErrorStatsAccumulator
     TensorErrorStats result() const;
 
   private:
-    QuantScheme m_scheme;
+    const WeightScheme* m_scheme;
+    SchemeContext m_context;
     std::uint64_t m_rows;
     std::uint64_t m_cols;
     std::uint64_t m_rowsDone = 0;
@@ -81,6 +91,10 @@ class ErrorStatsAccumulator
 
 /// @brief Statistics of a whole weight held in memory (convenience over ErrorStatsAccumulator).
 TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& scheme, unsigned threads = 1,
+                                   const QuantBackend* backend = nullptr);
+/// @brief computeErrorStats() under any quantizing scheme.
+TensorErrorStats computeErrorStats(const WeightRows& rows, const WeightScheme& scheme,
+                                   const SchemeContext& context = {}, unsigned threads = 1,
                                    const QuantBackend* backend = nullptr);
 
 } // namespace spark

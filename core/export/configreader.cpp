@@ -1,0 +1,115 @@
+#include "core/export/configreader.h"
+
+#include <set>
+
+namespace spark {
+namespace {
+
+/// The fields of `weights` that tell schemes apart (observer and the like may differ between tools).
+bool sameWeights(const nlohmann::json& written, const nlohmann::json& expected)
+{
+    for (const char* key : {"num_bits", "type", "symmetric", "strategy", "group_size"}) {
+        if (!written.contains(key) || written[key] != expected[key]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+const WeightScheme* schemeOfGroup(const nlohmann::json& group)
+{
+    if (!group.is_object() || !group.contains("weights") || !group["weights"].is_object()) {
+        return nullptr;
+    }
+    const auto activations = group.value("input_activations", nlohmann::json());
+    for (const auto& s : weightSchemes()) {
+        if (!s.quantizes() || !sameWeights(group["weights"], s.weightsConfig())) {
+            continue;
+        }
+        const auto expected = s.inputActivationsConfig();
+        const bool activationsMatch =
+            expected.is_null() ? activations.is_null()
+                               : activations.is_object() && activations.value("dynamic", false) &&
+                                     activations.value("strategy", "") == expected["strategy"] &&
+                                     activations.value("type", "") == expected["type"];
+        if (activationsMatch) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
+{
+    ReadQuantConfig read;
+    if (!config.is_object() || !config.contains("quantization_config") || !config["quantization_config"].is_object()) {
+        read.problems.push_back("no quantization_config");
+        return read;
+    }
+    const auto& qc = config["quantization_config"];
+    if (qc.value("quant_method", "") != "compressed-tensors") {
+        read.problems.push_back("quant_method is not compressed-tensors");
+    }
+    read.format = qc.contains("format") && qc["format"].is_string() ? qc["format"].get<std::string>() : "";
+    if (qc.contains("ignore") && qc["ignore"].is_array()) {
+        for (const auto& e : qc["ignore"]) {
+            if (e.is_string()) {
+                read.ignore.push_back(e.get<std::string>());
+            } else {
+                read.problems.push_back("ignore holds a non-string entry");
+            }
+        }
+    }
+    const auto groups = qc.value("config_groups", nlohmann::json::object());
+    if (!groups.is_object() || groups.empty()) {
+        read.problems.push_back("config_groups is missing or empty");
+        return read;
+    }
+    std::set<std::string> formats;
+    for (const auto& [name, group] : groups.items()) {
+        ConfigGroup parsed;
+        parsed.scheme = schemeOfGroup(group);
+        if (!parsed.scheme) {
+            read.problems.push_back(name + ": weights/input_activations describe no supported scheme");
+        }
+        const auto weights = group.is_object() ? group.value("weights", nlohmann::json::object()) : nlohmann::json();
+        for (const char* forbidden : {"scale_dtype", "zp_dtype"}) {
+            if (weights.is_object() && weights.contains(forbidden)) {
+                read.problems.push_back(name + ": weights has '" + forbidden +
+                                        "', which vLLM builds bundling compressed-tensors <= 0.12 reject");
+            }
+        }
+        const auto format = group.is_object() ? group.value("format", nlohmann::json()) : nlohmann::json();
+        if (!format.is_string()) {
+            read.problems.push_back(name + ": no per-group format (vLLM then falls back to the top-level one)");
+        } else {
+            formats.insert(format.get<std::string>());
+            if (parsed.scheme && format.get<std::string>() != parsed.scheme->format) {
+                read.problems.push_back(name + ": format " + format.get<std::string>() + " does not fit " +
+                                        std::string(parsed.scheme->name) + " (" + std::string(parsed.scheme->format) +
+                                        ")");
+            }
+        }
+        if (group.is_object() && group.contains("targets") && group["targets"].is_array()) {
+            for (const auto& t : group["targets"]) {
+                if (t.is_string()) {
+                    parsed.targets.push_back(t.get<std::string>());
+                }
+            }
+        } else {
+            read.problems.push_back(name + ": no targets list");
+        }
+        read.groups.push_back(std::move(parsed));
+        read.groupNames.push_back(name);
+    }
+    const std::string expectedTop = formats.size() > 1 ? "mixed-precision" : formats.empty() ? "" : *formats.begin();
+    if (!expectedTop.empty() && read.format != expectedTop) {
+        read.problems.push_back("top-level format is '" + read.format + "', expected '" + expectedTop + "'" +
+                                (formats.size() > 1 ? " (several group formats)" : ""));
+    }
+    return read;
+}
+
+} // namespace spark

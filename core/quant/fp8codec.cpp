@@ -1,0 +1,81 @@
+// FP8_DYNAMIC weights (schemes-spec §3.3): float8_e4m3fn per element, one scale per output channel.
+#include "core/quant/fp8e4m3.h"
+#include "core/quant/schemecodecs.h"
+#include "core/util/parallel.h"
+
+namespace spark {
+namespace {
+
+constexpr float kFp8Max = 448.0f;
+
+class Fp8Codec final : public SchemeCodec
+{
+  public:
+    std::vector<EncodedTensor> tensors(std::uint64_t out, std::uint64_t in, DType dtype) const override
+    {
+        return {{"weight", DType::F8_E4M3, {out, in}, 1}, {"weight_scale", dtype, {out, 1}, 1}};
+    }
+
+    void encode(const WeightRows& rows, const SchemeContext& context, std::vector<std::vector<std::byte>>& parts,
+                const QuantBackend& /*backend*/, unsigned threads) const override
+    {
+        codec::validateRows(rows, -1);
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        const std::size_t eb = scaleBytes(rows.dtype);
+        parallelFor(rows.rowCount, 16, threads, [&](std::size_t begin, std::size_t end) {
+            std::vector<ElementCode> codes(rows.cols);
+            for (std::size_t r = begin; r < end; ++r) {
+                traceRow(rows, r, context, codes.data());
+                auto* out = reinterpret_cast<std::uint8_t*>(parts[0].data()) + r * rows.cols;
+                for (std::size_t k = 0; k < rows.cols; ++k) {
+                    out[k] = static_cast<std::uint8_t>(codes[k].code);
+                }
+                rtn::storeScale(rows.dtype, codes[0].scale, parts[1].data() + r * eb);
+            }
+        });
+    }
+
+    void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
+                std::size_t cols, float* out) const override
+    {
+        for (std::size_t r = 0; r < rowCount; ++r) {
+            const float s = rtn::loadScale(dtype, parts[1].data(), r);
+            for (std::size_t k = 0; k < cols; ++k) {
+                const auto code = static_cast<std::uint8_t>(parts[0][r * cols + k]);
+                out[r * cols + k] = rtn::roundToDType(dtype, f8e4m3ToFloat(code) * s);
+            }
+        }
+    }
+
+    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
+                         ElementCode* out) const override
+    {
+        std::vector<float> w(rows.cols);
+        codec::loadRow(rows, r, w.data());
+        float absmax = 0;
+        for (const float v : w) {
+            absmax = std::max(absmax, std::fabs(v));
+        }
+        const float s = rtn::scaleFromAbsmax(rows.dtype, absmax, kFp8Max);
+        for (std::size_t k = 0; k < rows.cols; ++k) {
+            // The quotient is rounded to the weight dtype before the clamp and the FP8 cast (V6).
+            const float x = std::clamp(rtn::roundToDType(rows.dtype, w[k] / s), -kFp8Max, kFp8Max);
+            const std::uint8_t code = minifloat::e4m3FromFloat(x);
+            out[k] = {f8e4m3ToFloat(code), s, code};
+        }
+        return rtn::roundToDType(rows.dtype, absmax / kFp8Max) == 0.0f ? 1 : 0;
+    }
+
+    int codeCount() const override { return 256; }
+    double gridRange() const override { return kFp8Max; }
+    std::size_t groupsPerRow(std::size_t /*cols*/) const override { return 1; }
+};
+
+} // namespace
+
+std::unique_ptr<SchemeCodec> makeFp8Codec()
+{
+    return std::make_unique<Fp8Codec>();
+}
+
+} // namespace spark

@@ -1,0 +1,165 @@
+// W4A16_ASYM (schemes-spec §3.2): int4 with a zero point per group, packed along the output dimension.
+#include "core/quant/packing.h"
+#include "core/quant/schemecodecs.h"
+#include "core/util/parallel.h"
+
+#include <cmath>
+
+namespace spark {
+namespace {
+
+constexpr int kQMin = -8;
+constexpr int kQMax = 7;
+constexpr std::size_t kRowsPerZeroWord = 8; // 4-bit zero points, 8 rows per int32 word
+
+/// Scale and zero point of one group, exactly as CT's calculate_qparams computes them.
+struct GroupParams
+{
+    float scale = 0;
+    int zeroPoint = 0;
+    bool eps = false;
+};
+
+GroupParams groupParams(DType dt, const float* w, std::size_t width)
+{
+    float mn = 0.0f; // min(min_g, 0), max(max_g, 0): zero is always representable
+    float mx = 0.0f;
+    for (std::size_t k = 0; k < width; ++k) {
+        mn = std::min(mn, w[k]);
+        mx = std::max(mx, w[k]);
+    }
+    GroupParams p;
+    // The difference is rounded to the dtype before the division.
+    p.scale = rtn::roundToDType(dt, rtn::roundToDType(dt, mx - mn) / 15.0f);
+    // 0/0 is NaN for an all-zero group; the clamp keeps NaN and int8(NaN) is 0 on the CPU (spec: zp 0).
+    float zf = rtn::roundToDType(dt, static_cast<float>(kQMin) - rtn::roundToDType(dt, mn / p.scale));
+    zf = std::clamp(zf, static_cast<float>(kQMin), static_cast<float>(kQMax));
+    if (p.scale == 0.0f) { // after the zero point, as CT does
+        p.scale = rtn::scaleEps(dt);
+        p.eps = true;
+    }
+    p.zeroPoint = std::isnan(zf) ? 0 : static_cast<int>(std::nearbyint(std::clamp(zf, -128.0f, 127.0f)));
+    return p;
+}
+
+/// x = rnd(rnd(w / s) + zp) in the dtype, then q = clamp(rint(x), -8, 7).
+int quantizeAsym(DType dt, float w, const GroupParams& p)
+{
+    const float x = rtn::roundToDType(dt, rtn::roundToDType(dt, w / p.scale) + static_cast<float>(p.zeroPoint));
+    return static_cast<int>(std::nearbyint(std::clamp(x, static_cast<float>(kQMin), static_cast<float>(kQMax))));
+}
+
+class IntAsymmetricCodec final : public SchemeCodec
+{
+  public:
+    explicit IntAsymmetricCodec(int groupSize) : m_group(groupSize) {}
+
+    std::vector<EncodedTensor> tensors(std::uint64_t out, std::uint64_t in, DType dtype) const override
+    {
+        const auto groups = in / static_cast<std::uint64_t>(m_group);
+        return {{"weight_packed", DType::I32, {out, (in + 7) / 8}, 1},
+                {"weight_scale", dtype, {out, groups}, 1},
+                {"weight_zero_point", DType::I32, {(out + kRowsPerZeroWord - 1) / kRowsPerZeroWord, groups},
+                 kRowsPerZeroWord},
+                {"weight_shape", DType::I64, {2}, 0}};
+    }
+    std::size_t rowAlignment() const override { return kRowsPerZeroWord; }
+
+    void encode(const WeightRows& rows, const SchemeContext& /*context*/,
+                std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                unsigned threads) const override
+    {
+        codec::validateRows(rows, m_group, kRowsPerZeroWord);
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        const std::size_t cols = rows.cols;
+        const std::size_t groups = cols / static_cast<std::size_t>(m_group);
+        const std::size_t words = (cols + 7) / 8;
+        const std::size_t eb = scaleBytes(rows.dtype);
+        // Units of 8 rows: one zero-point word per group covers them.
+        const std::size_t units = (rows.rowCount + kRowsPerZeroWord - 1) / kRowsPerZeroWord;
+        parallelFor(units, 1, threads, [&](std::size_t begin, std::size_t end) {
+            std::vector<float> w(cols);
+            std::vector<std::int8_t> q(cols);
+            std::vector<std::int32_t> packed(words);
+            std::vector<std::uint32_t> zeroWords(groups);
+            for (std::size_t unit = begin; unit < end; ++unit) {
+                std::fill(zeroWords.begin(), zeroWords.end(), 0u); // rows past the end pad with u = 0
+                for (std::size_t t = 0; t < kRowsPerZeroWord; ++t) {
+                    const std::size_t r = unit * kRowsPerZeroWord + t;
+                    if (r >= rows.rowCount) {
+                        break;
+                    }
+                    codec::loadRow(rows, r, w.data());
+                    for (std::size_t g = 0; g < groups; ++g) {
+                        const std::size_t g0 = g * static_cast<std::size_t>(m_group);
+                        const auto p = groupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
+                        rtn::storeScale(rows.dtype, p.scale, parts[1].data() + (r * groups + g) * eb);
+                        zeroWords[g] |= static_cast<std::uint32_t>(p.zeroPoint + 8) << (4 * t);
+                        for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
+                            q[k] = static_cast<std::int8_t>(quantizeAsym(rows.dtype, w[k], p));
+                        }
+                    }
+                    packRow(q.data(), cols, 4, packed.data());
+                    std::memcpy(parts[0].data() + r * words * 4, packed.data(), words * 4);
+                }
+                for (std::size_t g = 0; g < groups; ++g) {
+                    codec::storeI32(parts[2].data(), unit * groups + g, static_cast<std::int32_t>(zeroWords[g]));
+                }
+            }
+        });
+    }
+
+    void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
+                std::size_t cols, float* out) const override
+    {
+        const std::size_t groups = cols / static_cast<std::size_t>(m_group);
+        const std::size_t words = (cols + 7) / 8;
+        std::vector<std::int32_t> rowWords(words);
+        std::vector<std::int8_t> q(cols);
+        for (std::size_t r = 0; r < rowCount; ++r) {
+            std::memcpy(rowWords.data(), parts[0].data() + r * words * 4, words * 4);
+            unpackRow(rowWords.data(), cols, 4, q.data());
+            for (std::size_t k = 0; k < cols; ++k) {
+                const std::size_t g = k / static_cast<std::size_t>(m_group);
+                const float s = rtn::loadScale(dtype, parts[1].data(), r * groups + g);
+                const auto word = static_cast<std::uint32_t>(
+                    codec::loadI32(parts[2], (r / kRowsPerZeroWord) * groups + g));
+                const int zp = static_cast<int>((word >> (4 * (r % kRowsPerZeroWord))) & 0xFu) - 8;
+                out[r * cols + k] = rtn::roundToDType(dtype, static_cast<float>(q[k] - zp) * s);
+            }
+        }
+    }
+
+    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
+                         ElementCode* out) const override
+    {
+        std::vector<float> w(rows.cols);
+        codec::loadRow(rows, r, w.data());
+        std::size_t epsGroups = 0;
+        for (std::size_t g0 = 0; g0 < rows.cols; g0 += static_cast<std::size_t>(m_group)) {
+            const auto p = groupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
+            epsGroups += p.eps;
+            for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
+                const int q = quantizeAsym(rows.dtype, w[k], p);
+                out[k] = {static_cast<float>(q - p.zeroPoint), p.scale, static_cast<std::uint16_t>(q - kQMin)};
+            }
+        }
+        return epsGroups;
+    }
+
+    int codeCount() const override { return 16; }
+    double gridRange() const override { return 16; } // w/s spans up to 15 steps on either side of zero
+    std::size_t groupsPerRow(std::size_t cols) const override { return cols / static_cast<std::size_t>(m_group); }
+
+  private:
+    int m_group;
+};
+
+} // namespace
+
+std::unique_ptr<SchemeCodec> makeIntAsymmetricCodec(int groupSize)
+{
+    return std::make_unique<IntAsymmetricCodec>(groupSize);
+}
+
+} // namespace spark

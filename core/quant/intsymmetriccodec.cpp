@@ -1,0 +1,87 @@
+// W4A16 / W8A16 at any group size (schemes-spec §3.1): the SIMD and CUDA kernels of core/quant/rtn.h
+// encode; the scalar definitions of rtnscalar.h trace and decode.
+#include "core/quant/packing.h"
+#include "core/quant/quantbackend.h"
+#include "core/quant/schemecodecs.h"
+
+namespace spark {
+namespace {
+
+class IntSymmetricCodec final : public SchemeCodec
+{
+  public:
+    explicit IntSymmetricCodec(const QuantScheme& scheme) : m_scheme(scheme) {}
+
+    std::vector<EncodedTensor> tensors(std::uint64_t out, std::uint64_t in, DType dtype) const override
+    {
+        const auto cols = static_cast<std::size_t>(in);
+        return {{"weight_packed", DType::I32, {out, m_scheme.packedWordsPerRow(cols)}, 1},
+                {"weight_scale", dtype, {out, m_scheme.groupsPerRow(cols)}, 1},
+                {"weight_shape", DType::I64, {2}, 0}};
+    }
+
+    void encode(const WeightRows& rows, const SchemeContext& /*context*/,
+                std::vector<std::vector<std::byte>>& parts, const QuantBackend& backend,
+                unsigned threads) const override
+    {
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        backend.quantizeBlock(rows, m_scheme, parts[1].data(), reinterpret_cast<std::int32_t*>(parts[0].data()),
+                              threads);
+    }
+
+    void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
+                std::size_t cols, float* out) const override
+    {
+        const std::size_t words = m_scheme.packedWordsPerRow(cols);
+        const std::size_t groups = m_scheme.groupsPerRow(cols);
+        const std::size_t width = m_scheme.groupWidth(cols);
+        std::vector<std::int32_t> rowWords(words);
+        std::vector<std::int8_t> q(cols);
+        for (std::size_t r = 0; r < rowCount; ++r) {
+            std::memcpy(rowWords.data(), parts[0].data() + r * words * 4, words * 4);
+            unpackRow(rowWords.data(), cols, m_scheme.bits, q.data());
+            for (std::size_t k = 0; k < cols; ++k) {
+                const float s = rtn::loadScale(dtype, parts[1].data(), r * groups + k / width);
+                out[r * cols + k] = rtn::dequantizeValue(dtype, q[k], s);
+            }
+        }
+    }
+
+    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
+                         ElementCode* out) const override
+    {
+        std::vector<float> w(rows.cols);
+        codec::loadRow(rows, r, w.data());
+        const std::size_t width = m_scheme.groupWidth(rows.cols);
+        std::size_t epsGroups = 0;
+        for (std::size_t g0 = 0; g0 < rows.cols; g0 += width) {
+            float absmax = 0;
+            for (std::size_t k = g0; k < g0 + width; ++k) {
+                absmax = std::max(absmax, std::fabs(w[k]));
+            }
+            const float s = rtn::scaleFromAbsmax(rows.dtype, absmax, m_scheme.scaleDivisor());
+            epsGroups += rtn::roundToDType(rows.dtype, absmax / m_scheme.scaleDivisor()) == 0.0f;
+            for (std::size_t k = g0; k < g0 + width; ++k) {
+                const int q = rtn::quantizeValue(rows.dtype, w[k], s, m_scheme.qMin(), m_scheme.qMax());
+                out[k] = {static_cast<float>(q), s, static_cast<std::uint16_t>(q - m_scheme.qMin())};
+            }
+        }
+        return epsGroups;
+    }
+
+    int codeCount() const override { return 1 << m_scheme.bits; }
+    double gridRange() const override { return m_scheme.packOffset(); }
+    std::size_t groupsPerRow(std::size_t cols) const override { return m_scheme.groupsPerRow(cols); }
+
+  private:
+    QuantScheme m_scheme;
+};
+
+} // namespace
+
+std::unique_ptr<SchemeCodec> makeIntSymmetricCodec(const QuantScheme& scheme)
+{
+    return std::make_unique<IntSymmetricCodec>(scheme);
+}
+
+} // namespace spark

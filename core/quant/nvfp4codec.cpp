@@ -1,0 +1,158 @@
+// NVFP4A16 (schemes-spec §3.4): FP4 e2m1 values, an FP8 e4m3 scale per 16 weights and an FP32 global
+// scale shared by the members of a fused set.
+#include "core/quant/fp8e4m3.h"
+#include "core/quant/schemecodecs.h"
+#include "core/util/parallel.h"
+
+#include <bit>
+#include <limits>
+
+namespace spark {
+namespace {
+
+constexpr std::size_t kGroup = 16;
+constexpr float kFp8Max = 448.0f;
+constexpr float kFp4Max = 6.0f;
+constexpr std::uint8_t kFp8Eps = 0x20; // 0.125, float8_e4m3fn's eps: replaces a zero group scale
+
+float smallestNormal(DType dt)
+{
+    return dt == DType::F16 ? 0x1p-14f : 0x1p-126f;
+}
+
+/// The FP8 code of a group's scale and the float32 effective scale it gives with the global scale.
+struct GroupScale
+{
+    std::uint8_t code = 0;
+    float effective = 0;
+    bool eps = false;
+};
+
+GroupScale groupScale(DType dt, const float* w, float globalScale)
+{
+    float absmax = 0;
+    for (std::size_t k = 0; k < kGroup; ++k) {
+        absmax = std::max(absmax, std::fabs(w[k]));
+    }
+    const float local = rtn::roundToDType(dt, absmax / kFp4Max);
+    const float product = std::clamp(globalScale * local, -kFp8Max, kFp8Max);
+    GroupScale s;
+    s.code = minifloat::e4m3FromFloat(product);
+    if ((s.code & 0x7F) == 0) {
+        s.code = kFp8Eps;
+        s.eps = true;
+    }
+    s.effective = f8e4m3ToFloat(s.code) / globalScale;
+    return s;
+}
+
+class Nvfp4Codec final : public SchemeCodec
+{
+  public:
+    std::vector<EncodedTensor> tensors(std::uint64_t out, std::uint64_t in, DType /*dtype*/) const override
+    {
+        return {{"weight_packed", DType::U8, {out, in / 2}, 1},
+                {"weight_scale", DType::F8_E4M3, {out, in / kGroup}, 1},
+                {"weight_global_scale", DType::F32, {1}, 0}};
+    }
+    bool usesGlobalScale() const override { return true; }
+
+    SchemeContext contextForAbsmax(DType dt, float absmax) const override
+    {
+        // 2688 / A as PyTorch evaluates it: the reciprocal first, both steps rounded to the dtype (V9).
+        const float reciprocal = rtn::roundToDType(dt, 1.0f / std::max(absmax, smallestNormal(dt)));
+        float gs = rtn::roundToDType(dt, reciprocal * (kFp8Max * kFp4Max));
+        if (!std::isfinite(gs)) {
+            gs = 1.0f;
+        }
+        return {gs};
+    }
+
+    std::vector<std::byte> constantBytes(const EncodedTensor& /*tensor*/, std::uint64_t /*out*/,
+                                         std::uint64_t /*in*/, const SchemeContext& context) const override
+    {
+        const auto bits = std::bit_cast<std::array<std::byte, 4>>(context.globalScale);
+        return {bits.begin(), bits.end()};
+    }
+
+    void encode(const WeightRows& rows, const SchemeContext& context, std::vector<std::vector<std::byte>>& parts,
+                const QuantBackend& /*backend*/, unsigned threads) const override
+    {
+        codec::validateRows(rows, static_cast<int>(kGroup));
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        const std::size_t groups = rows.cols / kGroup;
+        parallelFor(rows.rowCount, 16, threads, [&](std::size_t begin, std::size_t end) {
+            std::vector<ElementCode> codes(rows.cols);
+            std::vector<float> w(rows.cols);
+            for (std::size_t r = begin; r < end; ++r) {
+                codec::loadRow(rows, r, w.data());
+                auto* packed = reinterpret_cast<std::uint8_t*>(parts[0].data()) + r * rows.cols / 2;
+                auto* scales = reinterpret_cast<std::uint8_t*>(parts[1].data()) + r * groups;
+                for (std::size_t g = 0; g < groups; ++g) {
+                    const float* gw = w.data() + g * kGroup;
+                    const auto s = groupScale(rows.dtype, gw, context.globalScale);
+                    scales[g] = s.code;
+                    for (std::size_t k = 0; k < kGroup; k += 2) {
+                        const auto lo = nibble(gw[k], s.effective);
+                        const auto hi = nibble(gw[k + 1], s.effective);
+                        packed[(g * kGroup + k) / 2] = static_cast<std::uint8_t>(lo | (hi << 4));
+                    }
+                }
+            }
+        });
+    }
+
+    void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
+                std::size_t cols, float* out) const override
+    {
+        float globalScale;
+        std::memcpy(&globalScale, parts[2].data(), 4);
+        const std::size_t groups = cols / kGroup;
+        for (std::size_t r = 0; r < rowCount; ++r) {
+            for (std::size_t k = 0; k < cols; ++k) {
+                const auto code = static_cast<std::uint8_t>(parts[1][r * groups + k / kGroup]);
+                const float effective = f8e4m3ToFloat(code) / globalScale;
+                const auto byte = static_cast<std::uint8_t>(parts[0][(r * cols + k) / 2]);
+                const auto bits = static_cast<std::uint8_t>(k % 2 ? byte >> 4 : byte & 0xF);
+                out[r * cols + k] = rtn::roundToDType(dtype, minifloat::e2m1ToFloat(bits) * effective);
+            }
+        }
+    }
+
+    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& context,
+                         ElementCode* out) const override
+    {
+        std::vector<float> w(rows.cols);
+        codec::loadRow(rows, r, w.data());
+        std::size_t epsGroups = 0;
+        for (std::size_t g0 = 0; g0 < rows.cols; g0 += kGroup) {
+            const auto s = groupScale(rows.dtype, w.data() + g0, context.globalScale);
+            epsGroups += s.eps;
+            for (std::size_t k = g0; k < g0 + kGroup; ++k) {
+                const auto bits = nibble(w[k], s.effective);
+                out[k] = {minifloat::e2m1ToFloat(bits), s.effective, bits};
+            }
+        }
+        return epsGroups;
+    }
+
+    int codeCount() const override { return 16; }
+    double gridRange() const override { return kFp4Max; }
+    std::size_t groupsPerRow(std::size_t cols) const override { return cols / kGroup; }
+
+  private:
+    /// x = f32(w / se) in float32 (the global scale is float32, so no dtype rounding), clamped, cast.
+    static std::uint8_t nibble(float w, float effective)
+    {
+        return minifloat::e2m1FromFloat(std::clamp(w / effective, -kFp4Max, kFp4Max));
+    }
+};
+
+} // namespace
+
+std::unique_ptr<SchemeCodec> makeNvfp4Codec()
+{
+    return std::make_unique<Nvfp4Codec>();
+}
+
+} // namespace spark
