@@ -1,6 +1,8 @@
 // renderModelCard: the README.md of an exported draft (issue 6 part 4).
 #include "core/bench/benchcsv.h"
+#include "core/bench/benchimport.h"
 #include "core/bench/modelcard.h"
+#include "core/bench/speedmodel.h"
 #include "testsupport.h"
 
 #include <QTest>
@@ -42,6 +44,7 @@ class TestBenchModelCard : public QObject
     void sections_data();
     void sections();
     void benchmarksIncluded();
+    void speedModelSideBySide();
     void yamlQuoting_data();
     void yamlQuoting();
 };
@@ -96,6 +99,35 @@ void TestBenchModelCard::benchmarksIncluded()
     QVERIFY(contains(card, "## Benchmarks\n\n### Benchmark cells\n"));
     QVERIFY(contains(card, "| w4a16_draft | 2048 | 12 | 46.562 ± 0.860 | 46.585 |"));
     QVERIFY(contains(card, "### decode tok/s: arm − bf16_draft"));
+}
+
+void TestBenchModelCard::speedModelSideBySide()
+{
+    // speed-model.md §5: the GLM arms, t_D = 15.88 ms, Δ = 7.9 ms, block drafter.
+    auto in = sampleInputs();
+    const auto import = importBenchFiles(
+        {test::dataPath("bench/glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json"),
+         test::dataPath("bench/glm-dspark-w4a16-infqps-concurrency1-GLM-5.2-20260301-104000.json")});
+    in.benchmarks = buildBenchReport(import.records);
+    QVERIFY(!contains(renderModelCard(in), "Predicted and measured speed"));
+    SpeedModelOptions options;
+    options.drafterMs = 15.88;
+    options.kind = DrafterKind::Block;
+    options.savingMs = 7.9;
+    in.benchmarks->speedModel = computeSpeedModel(*in.benchmarks, options);
+    const auto card = renderModelCard(in);
+    QVERIFY2(contains(card, "## Predicted and measured speed\n"), card.c_str());
+    QVERIFY(contains(card, "| prompt len | bf16_draft tok/s | predicted tok/s | predicted change | "
+                           "measured tok/s | measured change | residual | k* → k′* |"));
+    QVERIFY(contains(card, "| 2048 | 20.21 | 21.93 | +8.522 % | 21.97 | +8.709 % | +0.1721 % | 2 → 2 |"));
+    QVERIFY(contains(card, "Assumptions of the prediction:"));
+    QVERIFY(contains(card, "Drafter: block (given). One draft forward per verify cycle"));
+    QVERIFY(contains(card, "acceptance assumed unchanged"));
+    QVERIFY(contains(card, "Verify cost v = 0"));
+    // Without a quantized prediction the card has no such section (the tables stay in the benchmarks).
+    options.savingMs.reset();
+    in.benchmarks->speedModel = computeSpeedModel(*in.benchmarks, options);
+    QVERIFY(!contains(renderModelCard(in), "Predicted and measured speed"));
 }
 
 void TestBenchModelCard::yamlQuoting_data()

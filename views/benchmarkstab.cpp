@@ -5,6 +5,7 @@
 #include "views/benchimporter.h"
 #include "views/benchplotwidget.h"
 #include "views/benchtablemodel.h"
+#include "views/speedmodelpanel.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -63,7 +64,8 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
       m_baselineBox(new QComboBox(this)), m_armTag(new QLineEdit(this)), m_promptLenTag(new QSpinBox(this)),
       m_overrideTags(new QCheckBox(tr("O&verride file tags"), this)), m_status(new QLabel(this)),
       m_banner(new QLabel(this)), m_error(new QLabel(this)), m_hint(new QLabel(this)),
-      m_table(new QTableView(this)), m_warnings(new QListWidget(this))
+      m_table(new QTableView(this)), m_warnings(new QListWidget(this)),
+      m_speedPanel(new SpeedModelPanel(this))
 {
     setAcceptDrops(true);
 
@@ -174,8 +176,10 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(tables);
     splitter->addWidget(plots);
+    splitter->addWidget(m_speedPanel);
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 2);
     splitter->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -197,7 +201,11 @@ std::optional<BenchReport> BenchmarksTab::currentReport() const
     if (!m_report) {
         return std::nullopt;
     }
-    return *m_report;
+    BenchReport report = *m_report;
+    if (const auto model = m_speedPanel->model()) {
+        report.speedModel = *model;
+    }
+    return report;
 }
 
 bool BenchmarksTab::isImporting() const
@@ -222,7 +230,8 @@ BenchPlotWidget* BenchmarksTab::plot(BenchPlotKind kind) const
 
 QString BenchmarksTab::markdown() const
 {
-    return m_report ? QString::fromStdString(benchReportMarkdown(*m_report)) : QString();
+    const auto report = currentReport();
+    return report ? QString::fromStdString(benchReportMarkdown(*report)) : QString();
 }
 
 bool BenchmarksTab::acceptsUrls(const QList<QUrl>& urls)
@@ -395,6 +404,7 @@ void BenchmarksTab::rebuildReport()
     for (auto* plot : m_plots) {
         plot->setReport(m_report);
     }
+    m_speedPanel->setReport(m_report);
     m_hint->setVisible(!m_report);
     m_table->setVisible(m_report != nullptr);
     m_clear->setEnabled(!m_files.isEmpty());

@@ -25,11 +25,13 @@ namespace spark {
 class BenchImporter;
 class BenchPlotWidget;
 class BenchTableModel;
+class SpeedModelPanel;
 
 /// @brief The "Benchmarks" tab (issue 6): imports vLLM results, /metrics scrapes, CSV, server logs and
 /// llama-bench JSON by dialog or drag and drop, shows the per-cell statistics against a chosen baseline
 /// arm, the warnings (an acceptance collapse as a banner) and the four plots. Imports accumulate until
-/// cleared; every statistic comes from core's buildBenchReport().
+/// cleared; every statistic comes from core's buildBenchReport(). The speed-model panel predicts tok/s
+/// against k from a drafter time (issue 14).
 class BenchmarksTab : public QWidget
 {
     Q_OBJECT
@@ -38,8 +40,8 @@ class BenchmarksTab : public QWidget
     explicit BenchmarksTab(QWidget* parent = nullptr);
     ~BenchmarksTab() override;
 
-    /// @brief The report on screen, or nullopt before anything was imported (the export dialog attaches
-    /// it to the model card).
+    /// @brief The report on screen with the speed-model panel's model, or nullopt before anything was
+    /// imported (the export dialog attaches it to the model card).
     std::optional<BenchReport> currentReport() const;
     std::shared_ptr<const BenchReport> report() const { return m_report; }
     /// @brief The files imported so far, in import order.
@@ -68,6 +70,7 @@ class BenchmarksTab : public QWidget
     /// @brief The last import error shown, or empty.
     QString importError() const;
     BenchPlotWidget* plot(BenchPlotKind kind) const;
+    SpeedModelPanel* speedModelPanel() const { return m_speedPanel; }
 
     /// @brief True when every URL is a local file (what drops and the Import dialog accept).
     static bool acceptsUrls(const QList<QUrl>& urls);
@@ -126,6 +129,7 @@ class BenchmarksTab : public QWidget
     QTableView* m_table;
     QListWidget* m_warnings;
     QList<BenchPlotWidget*> m_plots;
+    SpeedModelPanel* m_speedPanel;
 };
 
 } // namespace spark

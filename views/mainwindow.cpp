@@ -1,5 +1,6 @@
 #include "views/mainwindow.h"
 
+#include "core/bench/speedmodelplan.h"
 #include "views/analysispanel.h"
 #include "views/benchmarkstab.h"
 #include "views/checkpointloader.h"
@@ -9,6 +10,8 @@
 #include "views/plancontroller.h"
 #include "views/plantab.h"
 #include "views/recentfiles.h"
+#include "views/speedmodelpanel.h"
+#include "views/summarybar.h"
 #include "views/tensordetailpanel.h"
 #include "views/tensorerrorsection.h"
 #include "views/tensorplansection.h"
@@ -73,6 +76,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     createAnalysisAndPlan();
     m_benchmarksTab = new BenchmarksTab(m_tabs);
     addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
+    connectSpeedModel();
     createActions();
     connect(m_loader, &CheckpointLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &CheckpointLoader::failed, this, &MainWindow::onFailed);
@@ -241,6 +245,20 @@ void MainWindow::createAnalysisAndPlan()
     });
     connect(m_planController, &PlanController::planChanged, this, &MainWindow::planChanged);
     connect(m_planController, &PlanController::editsChanged, this, &MainWindow::planChanged);
+}
+
+void MainWindow::connectSpeedModel()
+{
+    // The Plan tab predicts tok/s from the imported benchmarks; the speed-model panel takes the drafter kind
+    // from the open draft's architecture.
+    connect(m_benchmarksTab, &BenchmarksTab::reportChanged, this,
+            [this] { m_planTab->summaryBar()->setBenchmarks(m_benchmarksTab->report()); });
+    connect(this, &MainWindow::planChanged, this, [this] {
+        const auto plan = m_planController->plan();
+        m_benchmarksTab->speedModelPanel()->setArchitectureKind(
+            plan ? drafterKindOf(plan->architecture.kind) : std::nullopt,
+            plan ? QString::fromStdString(plan->architecture.displayName) : QString());
+    });
 }
 
 const QuantPlan* MainWindow::currentPlan() const

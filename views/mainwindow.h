@@ -102,6 +102,7 @@ class MainWindow : public QMainWindow
   private:
     void createActions();
     void createAnalysisAndPlan();
+    void connectSpeedModel();
     void rebuildRecentMenu();
     void onLoaded(const QString& path, const std::shared_ptr<const DocumentSnapshot>& snapshot);
     void onFailed(const QString& path, const QString& message);

@@ -1,8 +1,10 @@
 #include "views/summarybar.h"
 
+#include "core/bench/benchreport.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
 #include "views/formatting.h"
+#include "views/planspeedprediction.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -25,6 +27,11 @@ SummaryBar::SummaryBar(QWidget* parent) : QWidget(parent)
     m_timing->setObjectName(QStringLiteral("planTiming"));
     m_timing->setWordWrap(true);
     m_timing->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_speed = new QLabel(this);
+    m_speed->setObjectName(QStringLiteral("planSpeed"));
+    m_speed->setWordWrap(true);
+    m_speed->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_speed->hide();
     m_assumption = new QLabel(QString::fromStdString(std::string(timingAssumption())), this);
     m_assumption->setWordWrap(true);
     m_assumption->setForegroundRole(QPalette::PlaceholderText);
@@ -69,6 +76,7 @@ SummaryBar::SummaryBar(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_size);
     layout->addLayout(inputs);
     layout->addWidget(m_timing);
+    layout->addWidget(m_speed);
     layout->addWidget(m_assumption);
 
     connect(m_drafterMs, &QDoubleSpinBox::valueChanged, this, &SummaryBar::update);
@@ -81,6 +89,17 @@ void SummaryBar::setPlan(std::shared_ptr<const QuantPlan> plan)
 {
     m_plan = std::move(plan);
     update();
+}
+
+void SummaryBar::setBenchmarks(std::shared_ptr<const BenchReport> report)
+{
+    m_benchmarks = std::move(report);
+    update();
+}
+
+QString SummaryBar::speedText() const
+{
+    return m_speed->isHidden() ? QString() : m_speed->text();
 }
 
 QString SummaryBar::sizeText() const
@@ -98,6 +117,8 @@ void SummaryBar::update()
     if (!m_plan) {
         m_size->setText(tr("No plan: open a draft checkpoint."));
         m_timing->clear();
+        m_speed->clear();
+        m_speed->hide();
         return;
     }
     const auto& sizes = m_plan->sizes;
@@ -119,20 +140,35 @@ void SummaryBar::update()
         inputs.cycleMs = m_cycleMs->value();
     }
     const TimingPrediction p = predictTiming(sizes, inputs);
+    m_speed->clear();
+    m_speed->hide();
     if (!p.available) {
         m_timing->setText(tr("No timing prediction for these inputs."));
         return;
     }
+    // With benchmarks of the unquantized draft, the speed model turns the saving into tok/s and k*.
+    const auto speed =
+        m_benchmarks ? predictPlanSpeed(*m_plan, *m_benchmarks, p.drafterMsBefore) : PlanSpeedPrediction{};
     QString text = tr("Drafter step %1 ms → %2 ms (saves %3 ms, from %4)")
                        .arg(p.drafterMsBefore, 0, 'f', 4)
                        .arg(p.drafterMsAfter, 0, 'f', 4)
                        .arg(p.savingMs, 0, 'f', 4)
                        .arg(QString::fromStdString(p.basis));
-    text += p.speedup ? tr(" · decode speedup ×%1").arg(*p.speedup, 0, 'f', 3)
-                      : tr(" · enter a decode cycle time for the speedup");
+    if (p.speedup) {
+        text += tr(" · decode speedup ×%1").arg(*p.speedup, 0, 'f', 3);
+    } else if (speed.text.isEmpty()) {
+        text += tr(" · enter a decode cycle time for the speedup, or import benchmarks of the unquantized "
+                   "draft");
+    }
     m_timing->setText(text);
     if (!p.assumption.empty()) {
-        m_assumption->setText(QString::fromStdString(p.assumption));
+        m_assumption->setText(QString::fromStdString(p.assumption) +
+                              (speed.assumption.isEmpty() ? QString() : QLatin1Char(' ') + speed.assumption));
+    }
+    if (!speed.text.isEmpty()) {
+        m_speed->setText(speed.text);
+        m_speed->setStyleSheet(speed.error ? QStringLiteral("QLabel { color: #d93025; }") : QString());
+        m_speed->show();
     }
 }
 

@@ -1,4 +1,6 @@
-// `card PATH [--out FILE] [plan options] [card options]`: the model card of a planned export.
+// `card PATH [--out FILE] [plan options] [card options] [--drafter-ms MS [--drafter-kind K]
+// [--saving-ms MS]]`: the model card of a planned export; with a drafter time and --bench, the speed
+// model's predicted and measured change for the plan.
 #include "args.h"
 #include "cardargs.h"
 #include "command.h"
@@ -6,6 +8,7 @@
 #include "core/io/filewriter.h"
 #include "core/io/ioerror.h"
 #include "planargs.h"
+#include "speedargs.h"
 
 #include <filesystem>
 #include <iostream>
@@ -16,6 +19,7 @@ int runCard(const std::vector<std::string>& argv)
 {
     auto optionNames = planOptionNames();
     optionNames.insert(optionNames.end(), cardOptionNames().begin(), cardOptionNames().end());
+    optionNames.insert(optionNames.end(), cardSpeedOptionNames().begin(), cardSpeedOptionNames().end());
     optionNames.push_back("out");
     const Args args(argv, {}, optionNames);
     args.expectPositional(1);
@@ -32,7 +36,11 @@ int runCard(const std::vector<std::string>& argv)
     const auto out = args.value("out");
     const std::filesystem::path outputName = out ? std::filesystem::path(*out).parent_path()
                                                  : std::filesystem::path(source.folder().string() + "-w4a16");
-    const auto card = renderModelCard(modelCardInputs(source, plan, outputName, cardOptionsFrom(args)));
+    auto cardOptions = cardOptionsFrom(args);
+    if (const auto speed = cardSpeedModelOptionsFrom(args, plan)) {
+        cardOptions.benchmarks->speedModel = computeSpeedModel(*cardOptions.benchmarks, *speed);
+    }
+    const auto card = renderModelCard(modelCardInputs(source, plan, outputName, cardOptions));
     if (!out) {
         std::cout << card;
         return kExitOk;

@@ -1,5 +1,7 @@
-// `report FILES... [--baseline ARM] [--markdown] [--json] [--plot OUT.png|.svg|.pdf]`: benchmark statistics
-// headless. Two /metrics scrapes are differenced in the order given (first = before).
+// `report FILES... [--baseline ARM] [--markdown] [--json] [--plot OUT.png|.svg|.pdf] [--drafter-ms MS
+// [--drafter-kind chain|block] [--saving-ms MS | --plan DRAFT_PATH [plan options]]]`: benchmark statistics
+// headless, with the speed model (speed-model.md) when a drafter time is given. Two /metrics scrapes are
+// differenced in the order given (first = before).
 #include "args.h"
 #include "command.h"
 #include "core/bench/bencherror.h"
@@ -7,6 +9,8 @@
 #include "core/bench/benchreport.h"
 #include "core/bench/benchreportformat.h"
 #include "format.h"
+#include "speedargs.h"
+#include "speedmodeltext.h"
 
 #ifdef SPARK_CLI_PLOTS
 #include "views/benchplot.h"
@@ -47,7 +51,7 @@ void writePlot(const BenchReport& report, const std::string& path)
 }
 #endif
 
-void printText(const BenchReport& report)
+void printStatistics(const BenchReport& report)
 {
     std::cout << "baseline: " << report.baselineArm << "\n\n";
     Table cells(
@@ -86,12 +90,23 @@ void printText(const BenchReport& report)
               << formatGeneral(100 * report.confidence, 3) << "% CI of the difference\n";
 }
 
+void printText(const BenchReport& report)
+{
+    printStatistics(report);
+    if (report.speedModel) {
+        printSpeedModel(std::cout, *report.speedModel);
+    }
+}
+
 } // namespace
 
 int runReport(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"markdown", "json", "override-tags"},
-                    {"baseline", "plot", "arm", "prompt-len", "repeat", "metric", "confidence"});
+    std::vector<std::string> optionNames{"baseline", "plot",   "arm",       "prompt-len",
+                                         "repeat",   "metric", "confidence"};
+    const auto speedNames = speedOptionNames();
+    optionNames.insert(optionNames.end(), speedNames.begin(), speedNames.end());
+    const Args args(argv, {"markdown", "json", "override-tags"}, optionNames);
     if (args.positional().empty()) {
         throw UsageError("give at least one benchmark file");
     }
@@ -116,6 +131,7 @@ int runReport(const std::vector<std::string>& argv)
     if (!(options.confidence > 0 && options.confidence < 1)) {
         throw UsageError("--confidence must be between 0 and 1, e.g. 0.95");
     }
+    const auto speedOptions = speedModelOptionsFrom(args);
     const auto plotPath = args.value("plot");
 #ifndef SPARK_CLI_PLOTS
     if (plotPath) {
@@ -135,7 +151,15 @@ int runReport(const std::vector<std::string>& argv)
         std::cerr << "sparkulator-cli report: no benchmark records in the given files\n";
         return kExitError;
     }
-    const auto report = buildBenchReport(import.records, options, import.warnings);
+    auto report = buildBenchReport(import.records, options, import.warnings);
+    if (speedOptions) {
+        try {
+            report.speedModel = computeSpeedModel(report, *speedOptions);
+        } catch (const SpeedModelError& e) {
+            std::cerr << "sparkulator-cli report: speed model: " << e.what() << "\n";
+            return kExitError;
+        }
+    }
 
     if (args.flag("json")) {
         std::cout << benchReportJson(report).dump(2) << "\n";
@@ -148,6 +172,9 @@ int runReport(const std::vector<std::string>& argv)
     if (!args.flag("markdown")) {
         for (const auto& w : report.warnings) {
             std::cerr << w.text() << "\n";
+        }
+        for (const auto& w : report.speedModel ? report.speedModel->warnings : std::vector<BenchWarning>()) {
+            std::cerr << "speed model: " << w.text() << "\n";
         }
     }
 #ifdef SPARK_CLI_PLOTS

@@ -49,11 +49,16 @@ const std::vector<Command>& commands()
         {"card", "write the model card (README.md) of a planned export",
          "PATH [--out FILE] [plan options as for quantize] [--target-model M] [--target-precision P] "
          "[--license L] "
-         "[--base-model B] [--model-name N] [--bench FILE]...",
+         "[--base-model B] [--model-name N] [--bench FILE]... [--drafter-ms MS [--drafter-kind chain|block] "
+         "[--saving-ms MS]]",
          runCard},
-        {"report", "benchmark statistics: vLLM results, /metrics pairs, CSV, logs, llama-bench",
+        {"report",
+         "benchmark statistics: vLLM results, /metrics pairs, CSV, logs, llama-bench; with --drafter-ms "
+         "the speed model (predicted tok/s and the best k)",
          "FILES... [--baseline ARM] [--markdown] [--json] [--plot OUT.png|.svg|.pdf] [--arm ARM] "
-         "[--prompt-len N] [--repeat N] [--override-tags] [--metric NAME]... [--confidence 0.95]",
+         "[--prompt-len N] [--repeat N] [--override-tags] [--metric NAME]... [--confidence 0.95] "
+         "[--drafter-ms MS [--drafter-kind chain|block] [--saving-ms MS | --plan DRAFT_PATH [plan options]] "
+         "[--quantized-arm ARM]]",
          runReport},
         {"perf", "measure analyze and quantize+pack throughput against memory and file bandwidth",
          "[--size GIB] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]", runPerf},

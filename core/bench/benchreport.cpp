@@ -159,6 +159,8 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
                     cell.sources.push_back(r->sourceFile);
                 }
             }
+            cell.acceptance =
+                poolCellAcceptance(std::vector<const BenchRecord*>(members.begin(), members.end()));
             for (const auto& [name, v] : values) {
                 cell.metrics[name] = summarize(v);
             }

@@ -3,6 +3,8 @@
 #include "core/bench/benchrecord.h"
 #include "core/bench/benchstats.h"
 #include "core/bench/benchwarning.h"
+#include "core/bench/cellacceptance.h"
+#include "core/bench/speedmodelresult.h"
 
 #include <map>
 #include <optional>
@@ -23,6 +25,9 @@ struct BenchCell
     std::vector<double> perPositionMean;
     /// Sum of the records' counters when every record had them (pooled acceptance over all repeats).
     std::optional<SpecDecodeCounters> pooledCounters;
+    /// Per-position acceptance pooled over the repeats as the speed model takes it, and whether the
+    /// repeats speculated at all (speed-model.md §1).
+    CellAcceptance acceptance;
     std::vector<std::string> sources; ///< distinct source files
 
     /// @brief The summary of @p metric, or nullptr.
@@ -64,6 +69,9 @@ struct BenchReport
     std::vector<BenchComparison> comparisons; ///< by metric (as in the options), prompt length, arm
     std::vector<BenchWarning> warnings;
     double confidence = 0.95;
+    /// The speed model (speed-model.md), when a front end computed one with computeSpeedModel(); the
+    /// formats and the model card show it with the cells.
+    std::optional<SpeedModel> speedModel;
 
     /// @brief The cell of @p arm at @p promptLen, or nullptr.
     const BenchCell* cell(const std::string& arm, long long promptLen) const;

@@ -1,5 +1,6 @@
 #include "core/bench/benchreportformat.h"
 
+#include "core/bench/speedmodelformat.h"
 #include "core/util/textformat.h"
 
 #include <algorithm>
@@ -112,6 +113,10 @@ std::string benchReportMarkdown(const BenchReport& report, int headingLevel)
               (al ? formatFixed(al->mean, 4) : "-") + " | " + (positions.empty() ? "-" : positions) + " |\n";
     }
 
+    if (report.speedModel) {
+        md += "\n" + speedModelMarkdown(*report.speedModel, headingLevel);
+    }
+
     std::vector<std::string> metrics;
     for (const auto& c : report.comparisons) {
         if (std::find(metrics.begin(), metrics.end(), c.metric) == metrics.end()) {
@@ -185,6 +190,10 @@ nlohmann::ordered_json benchReportJson(const BenchReport& report)
             cell["pooled_counters"] = pooled;
         }
         cell["sources"] = c.sources;
+        if (report.speedModel) {
+            const auto* model = report.speedModel->cell(c.arm, c.promptLen);
+            cell["speed_model"] = model ? speedModelCellJson(*model) : nlohmann::ordered_json(nullptr);
+        }
         out["cells"].push_back(std::move(cell));
     }
     out["comparisons"] = nlohmann::ordered_json::array();
@@ -210,6 +219,9 @@ nlohmann::ordered_json benchReportJson(const BenchReport& report)
                                       {"p", jsonNumber(w.p)},
                                       {"sigma_gaussian_equivalent", jsonNumber(w.sigma)},
                                       {"significant", w.significant()}});
+    }
+    if (report.speedModel) {
+        out["speed_model"] = speedModelJson(*report.speedModel);
     }
     out["warnings"] = nlohmann::ordered_json::array();
     for (const auto& w : report.warnings) {

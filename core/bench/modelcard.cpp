@@ -1,6 +1,7 @@
 #include "core/bench/modelcard.h"
 
 #include "core/bench/benchreportformat.h"
+#include "core/bench/speedmodelformat.h"
 #include "core/util/textformat.h"
 
 #include <algorithm>
@@ -158,6 +159,10 @@ std::string renderModelCard(const ModelCardInputs& in)
         md += benchReportMarkdown(*in.benchmarks, 3);
         md += "\nσ is the Gaussian-equivalent significance −Φ⁻¹(p/2) of Welch's two-sided p; CIs are of the "
               "difference between arms.\n\n";
+        if (in.benchmarks->speedModel) {
+            const auto speed = speedModelCardMarkdown(*in.benchmarks->speedModel, 2);
+            md += speed.empty() ? std::string() : speed + "\n";
+        }
     }
 
     md += "## Usage with vLLM\n\n```bash\n";

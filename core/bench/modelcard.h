@@ -49,7 +49,8 @@ struct ModelCardInputs
 
 /// @brief Renders README.md: YAML front matter (base_model, license, tags: speculative-decoding, the
 /// architecture, w4a16, compressed-tensors), what was quantized and what stayed BF16 with reasons, the
-/// size table, the target pairing, the benchmark tables (when given), a `vllm serve ...
+/// size table, the target pairing, the benchmark tables (when given; with the speed model's predicted and
+/// measured change side by side and its assumptions when the report carries one), a `vllm serve ...
 /// --speculative-config` example, and the known caveats (vllm#47911 compile cache). Deterministic:
 /// the same inputs give the same bytes.
 std::string renderModelCard(const ModelCardInputs& inputs);

@@ -2,6 +2,7 @@
 
 #include "core/plan/draftlayout.h"
 #include "core/plan/ignorelist.h"
+#include "core/plan/nameregex.h"
 #include "core/plan/preset.h"
 #include "core/plan/vllmmatching.h"
 
@@ -454,6 +455,20 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
                          "fixed; "
                          "the plan keeps it BF16 and the generated ignore list covers both.",
                      "vllm#53116");
+        }
+        // A rule naming only some shards of a fused set does not select it (vLLM decides the fused layer).
+        for (const auto& rule : rules) {
+            const bool someShard = std::any_of(members.begin(), members.end(), [&](std::size_t i) {
+                return plan.modules[i].vllmShardName != layer && rule.entry.matches(plan.modules[i].vllmShardName);
+            });
+            if (someShard && lastMatchingRule({rule}, layer, lead) == nullptr) {
+                lint.add("fused-entry-mismatch", LintSeverity::Warning, names,
+                         rule.describe() + " names some shards of the fused " + lead.fusedGroup + " " + layer +
+                             " but not the fused layer, so it does not apply: vLLM decides the fused layer as one; "
+                             "match every shard (e.g. re:.*\\." + nameregex::leafAlternation(lead.fusedGroup) +
+                             "$).",
+                         "schemes-spec §5.2 rule 3");
+            }
         }
         // A scheme rule decides the unit outright: the last rule that matches wins.
         if (const auto* rule = lastMatchingRule(rules, layer, lead)) {

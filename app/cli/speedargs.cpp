@@ -1,0 +1,116 @@
+#include "speedargs.h"
+
+#include "core/bench/speedmodelplan.h"
+#include "core/io/checkpoint.h"
+#include "planargs.h"
+
+#include <stdexcept>
+
+namespace spark::cli {
+namespace {
+
+/// --drafter-ms, --drafter-kind, --saving-ms and --quantized-arm; nullopt without --drafter-ms.
+std::optional<SpeedModelOptions> drafterOptionsFrom(const Args& args,
+                                                    const std::vector<std::string>& needDrafter)
+{
+    if (!args.value("drafter-ms")) {
+        for (const auto& name : needDrafter) {
+            if (args.value(name)) {
+                throw UsageError("--" + name +
+                                 " needs --drafter-ms MS (the profiled drafter time per verify cycle)");
+            }
+        }
+        return std::nullopt;
+    }
+    SpeedModelOptions options;
+    options.drafterMs = args.number("drafter-ms", 0);
+    if (!(options.drafterMs > 0)) {
+        throw UsageError("--drafter-ms must be a positive number of milliseconds");
+    }
+    if (const auto kindName = args.value("drafter-kind")) {
+        const auto kind = parseDrafterKind(*kindName);
+        if (!kind) {
+            throw UsageError("--drafter-kind must be chain (EAGLE-3) or block (DFlash, DSpark)");
+        }
+        options.kind = *kind;
+        options.kindBasis = "given";
+    } else {
+        options.kind = DrafterKind::Chain;
+        options.kindBasis = "assumed: give --drafter-kind or --plan";
+    }
+    if (args.value("saving-ms")) {
+        options.savingMs = args.number("saving-ms", 0);
+        if (!(*options.savingMs >= 0)) {
+            throw UsageError("--saving-ms must be a number of milliseconds, 0 or more");
+        }
+    }
+    options.quantizedArm = args.value("quantized-arm");
+    return options;
+}
+
+} // namespace
+
+std::vector<std::string> speedOptionNames()
+{
+    std::vector<std::string> names{"drafter-ms", "drafter-kind", "saving-ms", "plan", "quantized-arm"};
+    const auto& plan = planOptionNames();
+    names.insert(names.end(), plan.begin(), plan.end());
+    return names;
+}
+
+const std::vector<std::string>& cardSpeedOptionNames()
+{
+    static const std::vector<std::string> names{"drafter-ms", "drafter-kind", "saving-ms", "quantized-arm"};
+    return names;
+}
+
+std::optional<SpeedModelOptions> speedModelOptionsFrom(const Args& args)
+{
+    const auto planPath = args.value("plan");
+    if (!planPath) {
+        for (const auto& name : planOptionNames()) {
+            if (!args.values(name).empty()) {
+                throw UsageError("--" + name + " is a plan option: it needs --plan DRAFT_PATH");
+            }
+        }
+    }
+    auto options = drafterOptionsFrom(args, {"drafter-kind", "saving-ms", "plan", "quantized-arm"});
+    if (!options || !planPath) {
+        return options;
+    }
+    if (options->savingMs) {
+        throw UsageError("--saving-ms and --plan exclude each other");
+    }
+    const auto draft = Checkpoint::open(*planPath);
+    std::vector<TensorInfo> infos;
+    infos.reserve(draft.tensors().size());
+    for (const auto& t : draft.tensors()) {
+        infos.push_back(t.info);
+    }
+    const auto plan = makePlan(draft.config(), infos, planOptionsFrom(args));
+    if (!plan.errors.empty()) {
+        throw std::runtime_error("plan of " + *planPath + ": " + plan.errors.front());
+    }
+    if (plan.sizes.streamedBefore == 0) {
+        throw std::runtime_error("plan of " + *planPath + ": the draft streams no bytes per step");
+    }
+    applyPlan(*options, plan, args.value("drafter-kind").has_value());
+    return options;
+}
+
+std::optional<SpeedModelOptions> cardSpeedModelOptionsFrom(const Args& args, const QuantPlan& plan)
+{
+    auto options = drafterOptionsFrom(args, {"drafter-kind", "saving-ms", "quantized-arm"});
+    if (!options) {
+        return options;
+    }
+    if (args.values("bench").empty()) {
+        throw UsageError("--drafter-ms predicts from benchmarks: give them with --bench FILE");
+    }
+    const auto saving = options->savingMs;
+    applyPlan(*options, plan, args.value("drafter-kind").has_value());
+    options->savingMs = saving; // a given saving wins over the plan's streamed bytes
+    return options;
+}
+
+} // namespace spark::cli
