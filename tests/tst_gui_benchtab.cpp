@@ -1,10 +1,10 @@
 // The Benchmarks tab: import through the drop path, the statistics table, the baseline switch, warnings and
 // the acceptance-collapse banner, plots with data, plot export (PNG/SVG/PDF) and Copy as Markdown.
 #include "testsupport.h"
-#include "views/benchmarkstab.h"
-#include "views/benchplotqcp.h"
-#include "views/benchplotwidget.h"
-#include "views/benchtablemodel.h"
+#include "views/bench/benchmarkstab.h"
+#include "views/bench/benchplotqcp.h"
+#include "views/bench/benchplotwidget.h"
+#include "views/bench/benchtablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

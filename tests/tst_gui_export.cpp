@@ -6,8 +6,8 @@
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
 #include "testsupport.h"
-#include "views/exportdialog.h"
-#include "views/mainwindow.h"
+#include "views/export/exportdialog.h"
+#include "views/window/mainwindow.h"
 
 #include <QAction>
 #include <QCheckBox>

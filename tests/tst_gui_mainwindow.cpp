@@ -2,16 +2,16 @@
 // files, the Tensors tab, and `--screenshot` rendering.
 #include "core/demo/demodraft.h"
 #include "testsupport.h"
-#include "views/document.h"
-#include "views/documentsnapshot.h"
-#include "views/mainwindow.h"
-#include "views/recentfiles.h"
-#include "views/screenshot.h"
-#include "views/tensorcolumns.h"
-#include "views/tensordetailpanel.h"
-#include "views/tensorfilterproxymodel.h"
-#include "views/tensorsview.h"
-#include "views/tensortablemodel.h"
+#include "views/document/document.h"
+#include "views/document/documentsnapshot.h"
+#include "views/window/mainwindow.h"
+#include "views/window/recentfiles.h"
+#include "views/window/screenshot.h"
+#include "views/tensors/tensorcolumns.h"
+#include "views/tensors/tensordetailpanel.h"
+#include "views/tensors/tensorfilterproxymodel.h"
+#include "views/tensors/tensorsview.h"
+#include "views/tensors/tensortablemodel.h"
 
 #include <QAction>
 #include <QApplication>

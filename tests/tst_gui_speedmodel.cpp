@@ -9,10 +9,10 @@
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
 #include "testsupport.h"
-#include "views/benchmarkstab.h"
-#include "views/benchplotqcp.h"
-#include "views/speedmodelpanel.h"
-#include "views/summarybar.h"
+#include "views/bench/benchmarkstab.h"
+#include "views/bench/benchplotqcp.h"
+#include "views/bench/speedmodelpanel.h"
+#include "views/plan/summarybar.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

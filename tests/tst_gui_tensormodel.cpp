@@ -1,13 +1,13 @@
 // The tensor models (flat, grouped, filter/sort proxy) and the document that feeds them.
 #include "core/demo/demodraft.h"
 #include "core/io/checkpoint.h"
-#include "views/document.h"
-#include "views/documentsnapshot.h"
-#include "views/formatting.h"
-#include "views/tensorcolumns.h"
-#include "views/tensorfilterproxymodel.h"
-#include "views/tensortablemodel.h"
-#include "views/tensortreemodel.h"
+#include "views/document/document.h"
+#include "views/document/documentsnapshot.h"
+#include "views/shared/formatting.h"
+#include "views/tensors/tensorcolumns.h"
+#include "views/tensors/tensorfilterproxymodel.h"
+#include "views/tensors/tensortablemodel.h"
+#include "views/tensors/tensortreemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QRegularExpression>

@@ -13,8 +13,8 @@
 #include "speedmodeltext.h"
 
 #ifdef SPARK_CLI_PLOTS
-#include "views/benchplot.h"
-#include "views/benchplotqcp.h"
+#include "views/bench/benchplot.h"
+#include "views/bench/benchplotqcp.h"
 
 #include <QApplication>
 #endif

@@ -1,7 +1,7 @@
 // The desktop application: `sparkulator [PATH]` opens the GUI; `sparkulator --screenshot OUT.png
 // [--tab tensors|plan] [--select NAME] [--analyze] PATH` renders the window offscreen to a PNG and exits.
-#include "views/mainwindow.h"
-#include "views/screenshot.h"
+#include "views/window/mainwindow.h"
+#include "views/window/screenshot.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "core/quant/quantscheme.h"
+#include "views/analysis/analysisjob.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace spark {
+
+class Document;
+
+/// @brief The analyze controls: scheme (bits, group), backend, a progress bar with the time left, and
+/// Cancel. Runs AnalysisJob and streams each tensor's error into the Document as it completes; keeps the
+/// full statistics for the detail panel's plots. Changing the scheme re-runs an analysis already made.
+class AnalysisPanel : public QWidget
+{
+    Q_OBJECT
+
+  public:
+    explicit AnalysisPanel(Document* document, QWidget* parent = nullptr);
+
+    QuantScheme scheme() const;
+    /// @brief Selects @p scheme in the combo boxes (re-running like a user change would).
+    void setScheme(const QuantScheme& scheme);
+    bool isRunning() const { return m_job->isRunning(); }
+    /// @brief The result for @p tensor of the latest analysis, or nullptr.
+    const TensorQuantResult* result(const QString& tensor) const;
+    int resultCount() const { return static_cast<int>(m_results.size()); }
+    int failedCount() const { return m_failed; }
+    /// @brief "about 12 s left" while running, empty otherwise.
+    QString timeLeftText() const;
+
+    QComboBox* bitsBox() const { return m_bits; }
+    QComboBox* groupBox() const { return m_group; }
+    QComboBox* backendBox() const { return m_backend; }
+
+  public Q_SLOTS:
+    /// @brief Analyzes the open document with the selected scheme (F5). No-op without a checkpoint.
+    void analyze();
+    /// @brief Stops a running analysis (Esc); results so far stay.
+    void cancel();
+
+  Q_SIGNALS:
+    void schemeChanged(const spark::QuantScheme& scheme);
+    void started(int tensors);
+    void tensorAnalyzed(const QString& tensor);
+    void finished(bool cancelled);
+    /// The Document's analysis was cleared (its decisions too): whoever owns them publishes them again.
+    void analysisCleared();
+    void statusMessage(const QString& message, int timeoutMs);
+
+  private:
+    void onSchemeEdited();
+    void onResult(const TensorQuantResult& result);
+    void onProgress(double fraction, qint64 msLeft);
+    void onFinished(bool cancelled);
+    void onSnapshotChanged();
+    void setRunning(bool running);
+
+    Document* m_document;
+    AnalysisJob* m_job;
+    QComboBox* m_bits;
+    QComboBox* m_group;
+    QComboBox* m_backend;
+    QPushButton* m_analyze;
+    QProgressBar* m_progress;
+    QLabel* m_eta;
+    QPushButton* m_cancel;
+    QHash<QString, TensorQuantResult> m_results;
+    int m_expected = 0;
+    int m_failed = 0;
+    bool m_hasRun = false;
+};
+
+} // namespace spark

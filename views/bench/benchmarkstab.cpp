@@ -1,0 +1,483 @@
+#include "views/bench/benchmarkstab.h"
+
+#include "core/bench/benchimport.h"
+#include "core/bench/benchreportformat.h"
+#include "views/bench/benchimporter.h"
+#include "views/bench/benchplotwidget.h"
+#include "views/bench/benchtablemodel.h"
+#include "views/bench/speedmodelpanel.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSet>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyle>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace spark {
+
+namespace {
+
+bool isPrometheusScrape(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        return false; // the importer reports the unreadable file with its name
+    }
+    const QByteArray head = file.read(64 * 1024);
+    return detectBenchFileKind(path.toStdString(), std::string_view(head.constData(), head.size())) ==
+           BenchFileKind::PrometheusText;
+}
+
+QString canonical(const QString& path)
+{
+    const QFileInfo info(path);
+    const QString resolved = info.canonicalFilePath();
+    return resolved.isEmpty() ? info.absoluteFilePath() : resolved;
+}
+
+} // namespace
+
+BenchmarksTab::BenchmarksTab(QWidget* parent)
+    : QWidget(parent), m_importer(new BenchImporter(this)), m_lastDirectory(QDir::homePath()),
+      m_model(new BenchTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_clear(new QPushButton(tr("C&lear"), this)), m_copy(new QPushButton(tr("Copy as &Markdown"), this)),
+      m_baselineBox(new QComboBox(this)), m_armTag(new QLineEdit(this)), m_promptLenTag(new QSpinBox(this)),
+      m_overrideTags(new QCheckBox(tr("O&verride file tags"), this)), m_status(new QLabel(this)),
+      m_banner(new QLabel(this)), m_error(new QLabel(this)), m_hint(new QLabel(this)),
+      m_table(new QTableView(this)), m_warnings(new QListWidget(this)),
+      m_speedPanel(new SpeedModelPanel(this))
+{
+    setAcceptDrops(true);
+
+    auto* importButton =
+        new QPushButton(QIcon::fromTheme(QStringLiteral("document-import")), tr("&Import…"), this);
+    importButton->setToolTip(tr("Import vLLM bench results (JSON/JSONL), two /metrics scrapes (before, then "
+                                "after), CSV, vLLM server logs or llama-bench JSON. You can also drop files "
+                                "here."));
+    connect(importButton, &QPushButton::clicked, this, &BenchmarksTab::importWithDialog);
+    m_clear->setToolTip(tr("Forget every imported file."));
+    connect(m_clear, &QPushButton::clicked, this, &BenchmarksTab::clear);
+    m_copy->setToolTip(tr("Copy the statistics and comparisons as a GitHub Markdown table."));
+    connect(m_copy, &QPushButton::clicked, this, &BenchmarksTab::copyMarkdown);
+    m_baselineBox->setToolTip(tr("The arm every other arm is compared with (Welch's t test)."));
+    m_baselineBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_baselineBox, &QComboBox::activated, this,
+            [this](int index) { setBaselineArm(m_baselineBox->itemData(index).toString()); });
+    auto* baselineLabel = new QLabel(tr("&Baseline:"), this);
+    baselineLabel->setBuddy(m_baselineBox);
+
+    // Tags for files that carry none: a /metrics pair has no arm, a CSV may lack the arm column.
+    m_armTag->setObjectName(QStringLiteral("armTag"));
+    m_armTag->setPlaceholderText(tr("from the file"));
+    m_armTag->setClearButtonEnabled(true);
+    m_armTag->setToolTip(tr("Arm given to the next imported files that name none (/metrics pairs, CSV "
+                            "without an arm column), e.g. bf16_draft or w4a16_draft."));
+    auto* armLabel = new QLabel(tr("&Arm:"), this);
+    armLabel->setBuddy(m_armTag);
+    m_promptLenTag->setObjectName(QStringLiteral("promptLenTag"));
+    m_promptLenTag->setRange(0, 100000000);
+    m_promptLenTag->setSpecialValueText(tr("from the file"));
+    m_promptLenTag->setToolTip(tr("Prompt length given to the next imported files that state none."));
+    auto* promptLabel = new QLabel(tr("&Prompt length:"), this);
+    promptLabel->setBuddy(m_promptLenTag);
+    m_overrideTags->setObjectName(QStringLiteral("overrideTags"));
+    m_overrideTags->setToolTip(tr("Replace the arm and prompt length the files state with the ones given "
+                                  "here."));
+
+    auto* toolbar = new QHBoxLayout;
+    toolbar->addWidget(importButton);
+    toolbar->addWidget(m_clear);
+    toolbar->addSpacing(fontMetrics().averageCharWidth() * 2);
+    toolbar->addWidget(baselineLabel);
+    toolbar->addWidget(m_baselineBox);
+    toolbar->addWidget(m_copy);
+    toolbar->addStretch(1);
+    toolbar->addWidget(m_status);
+    auto* tagBar = new QHBoxLayout;
+    tagBar->addWidget(new QLabel(tr("Tag imports:"), this));
+    tagBar->addWidget(armLabel);
+    tagBar->addWidget(m_armTag);
+    tagBar->addWidget(promptLabel);
+    tagBar->addWidget(m_promptLenTag);
+    tagBar->addWidget(m_overrideTags);
+    tagBar->addStretch(1);
+
+    // The one failure that raises no error anywhere else: make it impossible to miss.
+    m_banner->setObjectName(QStringLiteral("acceptanceCollapseBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::RichText);
+    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #b3261e; color: white; padding: 6px; "
+                                           "border-radius: 4px; }"));
+    m_banner->hide();
+    m_error->setObjectName(QStringLiteral("importError"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setStyleSheet(QStringLiteral("QLabel { color: #d93025; }"));
+    m_error->hide();
+    m_hint->setText(tr("Drop benchmark results here or use Import…: <i>vllm bench serve --save-result</i> "
+                       "JSON, two <i>/metrics</i> scrapes (before, then after), long-form CSV, server logs "
+                       "with <i>SpecDecoding metrics:</i> lines, or llama-bench JSON."));
+    m_hint->setWordWrap(true);
+    m_hint->setAlignment(Qt::AlignCenter);
+    m_hint->setEnabled(false);
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(BenchTableModel::SortRole);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder); // report order (baseline first) until the user sorts
+    m_table->setAlternatingRowColors(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+    m_warnings->setObjectName(QStringLiteral("benchWarnings"));
+    m_warnings->setWordWrap(true);
+    m_warnings->setAlternatingRowColors(true);
+
+    auto* plots = new QWidget(this);
+    auto* grid = new QGridLayout(plots);
+    grid->setContentsMargins(0, 0, 0, 0);
+    const BenchPlotKind kinds[] = {BenchPlotKind::DecodeSpeed, BenchPlotKind::Delta,
+                                   BenchPlotKind::Acceptance, BenchPlotKind::PerPosition};
+    for (int i = 0; i < 4; ++i) {
+        auto* plot = new BenchPlotWidget(kinds[i], plots);
+        m_plots.append(plot);
+        grid->addWidget(plot, i / 2, i % 2);
+    }
+
+    auto* tables = new QWidget(this);
+    auto* tablesLayout = new QVBoxLayout(tables);
+    tablesLayout->setContentsMargins(0, 0, 0, 0);
+    tablesLayout->addWidget(m_hint);
+    tablesLayout->addWidget(m_table, 3);
+    tablesLayout->addWidget(m_warnings, 1);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(tables);
+    splitter->addWidget(plots);
+    splitter->addWidget(m_speedPanel);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 2);
+    splitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(toolbar);
+    layout->addLayout(tagBar);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_error);
+    layout->addWidget(splitter, 1);
+
+    connect(m_importer, &BenchImporter::imported, this, &BenchmarksTab::onImported);
+    connect(m_importer, &BenchImporter::failed, this, &BenchmarksTab::onFailed);
+    rebuildReport();
+}
+
+BenchmarksTab::~BenchmarksTab() = default;
+
+std::optional<BenchReport> BenchmarksTab::currentReport() const
+{
+    if (!m_report) {
+        return std::nullopt;
+    }
+    BenchReport report = *m_report;
+    if (const auto model = m_speedPanel->model()) {
+        report.speedModel = *model;
+    }
+    return report;
+}
+
+bool BenchmarksTab::isImporting() const
+{
+    return m_importer->isImporting();
+}
+
+QString BenchmarksTab::importError() const
+{
+    return m_error->isHidden() ? QString() : m_error->text();
+}
+
+BenchPlotWidget* BenchmarksTab::plot(BenchPlotKind kind) const
+{
+    for (auto* plot : m_plots) {
+        if (plot->kind() == kind) {
+            return plot;
+        }
+    }
+    return nullptr;
+}
+
+QString BenchmarksTab::markdown() const
+{
+    const auto report = currentReport();
+    return report ? QString::fromStdString(benchReportMarkdown(*report)) : QString();
+}
+
+bool BenchmarksTab::acceptsUrls(const QList<QUrl>& urls)
+{
+    if (urls.isEmpty()) {
+        return false;
+    }
+    for (const auto& url : urls) {
+        if (!url.isLocalFile() || !QFileInfo(url.toLocalFile()).isFile()) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void BenchmarksTab::importFiles(const QStringList& paths)
+{
+    QSet<QString> known;
+    for (const auto& file : m_files) {
+        known.insert(canonical(file));
+    }
+    if (!m_pendingScrape.isEmpty()) {
+        known.insert(canonical(m_pendingScrape));
+    }
+    QStringList fresh;
+    int skipped = 0;
+    for (const auto& path : paths) {
+        const QString key = canonical(path);
+        if (known.contains(key)) {
+            ++skipped; // importing a file twice would count its repeats twice
+            continue;
+        }
+        known.insert(key);
+        fresh.append(QFileInfo(path).absoluteFilePath());
+    }
+    if (fresh.isEmpty()) {
+        m_status->setText(tr("%n file(s) already imported.", nullptr, skipped));
+        return;
+    }
+    m_lastDirectory = QFileInfo(fresh.front()).absolutePath();
+    // Scrapes pair up in order (before, after). Dropping them one at a time is the natural way to give
+    // that order, so a lone scrape waits for its partner instead of failing as unpaired.
+    if (!m_pendingScrape.isEmpty()) {
+        fresh.prepend(m_pendingScrape);
+        m_pendingScrape.clear();
+    } else if (fresh.size() == 1 && isPrometheusScrape(fresh.front())) {
+        m_pendingScrape = fresh.front();
+        m_status->setText(tr("%1 is the \"before\" /metrics scrape: import the \"after\" scrape next.")
+                              .arg(QFileInfo(m_pendingScrape).fileName()));
+        m_clear->setEnabled(true);
+        return;
+    }
+    m_status->setText(tr("Importing %n file(s)…", nullptr, static_cast<int>(fresh.size())));
+    m_importer->import(fresh, importTags());
+}
+
+RecordTags BenchmarksTab::importTags() const
+{
+    RecordTags tags;
+    const QString arm = m_armTag->text().trimmed();
+    if (!arm.isEmpty()) {
+        tags.arm = arm.toStdString();
+    }
+    if (m_promptLenTag->value() > 0) {
+        tags.promptLen = m_promptLenTag->value();
+    }
+    tags.override = m_overrideTags->isChecked();
+    return tags;
+}
+
+void BenchmarksTab::setImportTags(const RecordTags& tags)
+{
+    m_armTag->setText(QString::fromStdString(tags.arm.value_or(std::string())));
+    m_promptLenTag->setValue(static_cast<int>(tags.promptLen.value_or(0)));
+    m_overrideTags->setChecked(tags.override);
+}
+
+void BenchmarksTab::importWithDialog()
+{
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Import Benchmark Results"), m_lastDirectory,
+        tr("Benchmark results (*.json *.jsonl *.prom *.txt *.csv *.log);;All files (*)"));
+    if (!paths.isEmpty()) {
+        importFiles(paths);
+    }
+}
+
+void BenchmarksTab::onImported(const QStringList& paths, const BenchImport& result)
+{
+    m_error->hide();
+    m_error->clear();
+    const auto records = result.records.size();
+    m_import.append(result);
+    m_files.append(paths);
+    rebuildReport();
+    m_status->setText(tr("Imported %1 from %2.")
+                          .arg(tr("%n record(s)", nullptr, static_cast<int>(records)),
+                               tr("%n file(s)", nullptr, static_cast<int>(paths.size()))));
+}
+
+void BenchmarksTab::onFailed(const QStringList& paths, const QString& message)
+{
+    Q_UNUSED(paths);
+    m_status->clear();
+    showError(message);
+    Q_EMIT importFailed(message);
+}
+
+void BenchmarksTab::showError(const QString& message)
+{
+    m_error->setText(tr("Import failed: %1").arg(message));
+    m_error->show();
+}
+
+void BenchmarksTab::clear()
+{
+    m_importer->cancel();
+    m_import = {};
+    m_files.clear();
+    m_pendingScrape.clear();
+    m_baseline.clear();
+    m_error->hide();
+    m_error->clear();
+    m_status->clear();
+    rebuildReport();
+}
+
+void BenchmarksTab::setBaselineArm(const QString& arm)
+{
+    if (arm == m_baseline) {
+        return;
+    }
+    m_baseline = arm;
+    rebuildReport();
+}
+
+void BenchmarksTab::copyMarkdown()
+{
+    const QString text = markdown();
+    if (text.isEmpty()) {
+        return;
+    }
+    QApplication::clipboard()->setText(text);
+    m_status->setText(tr("Copied the tables as Markdown."));
+}
+
+void BenchmarksTab::rebuildReport()
+{
+    if (m_import.records.empty()) {
+        m_report.reset();
+    } else {
+        // Statistics over a few hundred records are instant: recomputing here keeps the baseline switch
+        // synchronous, while the file parsing (the slow part) runs in the importer's thread.
+        BenchReportOptions options;
+        if (!m_baseline.isEmpty()) {
+            options.baselineArm = m_baseline.toStdString();
+        }
+        auto report =
+            std::make_shared<BenchReport>(buildBenchReport(m_import.records, options, m_import.warnings));
+        if (!m_baseline.isEmpty() &&
+            std::find(report->arms.begin(), report->arms.end(), report->baselineArm) == report->arms.end()) {
+            // The chosen arm is gone (e.g. re-imported with other tags): fall back to the default.
+            m_baseline.clear();
+            report = std::make_shared<BenchReport>(
+                buildBenchReport(m_import.records, BenchReportOptions{}, m_import.warnings));
+        }
+        m_report = std::move(report);
+    }
+    m_model->resetData(m_report);
+    for (auto* plot : m_plots) {
+        plot->setReport(m_report);
+    }
+    m_speedPanel->setReport(m_report);
+    m_hint->setVisible(!m_report);
+    m_table->setVisible(m_report != nullptr);
+    m_clear->setEnabled(!m_files.isEmpty());
+    m_copy->setEnabled(m_report != nullptr);
+    updateBaselineSelector();
+    updateWarnings();
+    Q_EMIT reportChanged();
+}
+
+void BenchmarksTab::updateBaselineSelector()
+{
+    m_baselineBox->clear();
+    m_baselineBox->setEnabled(m_report && m_report->arms.size() > 1);
+    if (!m_report) {
+        return;
+    }
+    for (const auto& arm : m_report->arms) {
+        const QString name = QString::fromStdString(arm);
+        m_baselineBox->addItem(name, name);
+    }
+    m_baselineBox->setCurrentIndex(m_baselineBox->findData(QString::fromStdString(m_report->baselineArm)));
+}
+
+void BenchmarksTab::updateWarnings()
+{
+    m_warnings->clear();
+    QStringList collapses;
+    if (m_report) {
+        const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        for (const auto& warning : m_report->warnings) {
+            auto* item = new QListWidgetItem(warningIcon, QString::fromStdString(warning.text()), m_warnings);
+            item->setData(Qt::UserRole, QString::fromLatin1(benchWarningKindName(warning.kind)));
+            item->setToolTip(QString::fromLatin1(benchWarningKindName(warning.kind)));
+            if (warning.kind == BenchWarningKind::AcceptanceCollapse) {
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+                collapses.append(QString::fromStdString(warning.message).toHtmlEscaped());
+            }
+        }
+    }
+    m_warnings->setVisible(m_warnings->count() > 0);
+    if (collapses.isEmpty()) {
+        m_banner->hide();
+        m_banner->clear();
+        return;
+    }
+    m_banner->setText(tr("<b>Acceptance collapsed.</b> %1").arg(collapses.join(QStringLiteral("<br>"))));
+    m_banner->show();
+}
+
+void BenchmarksTab::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData() && acceptsUrls(event->mimeData()->urls())) {
+        event->acceptProposedAction();
+    } else {
+        event->ignore();
+    }
+}
+
+void BenchmarksTab::dropEvent(QDropEvent* event)
+{
+    if (!event->mimeData() || !acceptsUrls(event->mimeData()->urls())) {
+        event->ignore();
+        return;
+    }
+    event->acceptProposedAction();
+    QStringList paths;
+    for (const auto& url : event->mimeData()->urls()) {
+        paths.append(url.toLocalFile());
+    }
+    // Kept in the order of the drag: two /metrics scrapes pair up as (before, after) in that order.
+    importFiles(paths);
+}
+
+} // namespace spark

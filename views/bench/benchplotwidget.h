@@ -1,0 +1,53 @@
+#pragma once
+
+#include "views/bench/benchplot.h"
+
+#include <QWidget>
+#include <memory>
+
+class QCustomPlot;
+class QLabel;
+class QToolButton;
+
+namespace spark {
+
+/// @brief One benchmark plot of the Benchmarks tab: a title, a QCustomPlot drawn by BenchPlot from the
+/// report it is given (it keeps the shared report, never a copy of the data) and an Export menu (PNG,
+/// SVG, PDF). Redraws itself on QEvent::PaletteChange so dark mode recolours the plot.
+class BenchPlotWidget : public QWidget
+{
+    Q_OBJECT
+
+  public:
+    explicit BenchPlotWidget(BenchPlotKind kind, QWidget* parent = nullptr);
+
+    BenchPlotKind kind() const { return m_kind; }
+    QCustomPlot* plot() const { return m_plot; }
+    /// @brief Draws @p report (null: clears the plot).
+    void setReport(std::shared_ptr<const BenchReport> report);
+    /// @brief Plottables with at least one data point (error bars not counted).
+    int dataPlottableCount() const;
+
+    /// @brief Writes the plot to @p path (.png, .svg or .pdf) at the widget's aspect ratio.
+    /// @return false with @p error naming the file and the problem.
+    bool exportTo(const QString& path, QString* error);
+
+  public Q_SLOTS:
+    /// @brief Asks for a file name and exports (the Export menu).
+    void exportWithDialog(const QString& suffix);
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+  private:
+    void redraw();
+
+    BenchPlotKind m_kind;
+    std::shared_ptr<const BenchReport> m_report;
+    QLabel* m_title;
+    QToolButton* m_export;
+    QCustomPlot* m_plot;
+    QString m_lastDirectory;
+};
+
+} // namespace spark

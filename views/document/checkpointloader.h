@@ -1,0 +1,42 @@
+#pragma once
+
+#include "views/document/documentsnapshot.h"
+#include "views/shared/jobtracker.h"
+
+#include <QObject>
+#include <memory>
+
+namespace spark {
+
+/// @brief Opens checkpoints in the background (QtConcurrent + QPromise). Opening reads headers only and
+/// is quick, but a slow disk or network share must not freeze the window, and a second open must win
+/// over a first one still running: each load gets a job id and only the latest job reports.
+class CheckpointLoader : public QObject
+{
+    Q_OBJECT
+
+  public:
+    explicit CheckpointLoader(QObject* parent = nullptr);
+    ~CheckpointLoader() override;
+
+    /// @brief Starts opening @p path; any load still running becomes stale and will not report.
+    void load(const QString& path);
+    /// @brief Drops the running load, if any.
+    void cancel();
+    bool isLoading() const { return m_running > 0 && !m_pendingPath.isEmpty(); }
+
+    /// @brief Opens @p path in the calling thread. Returns the snapshot, or null with @p error set to a
+    /// one-line message that names the file and the problem.
+    static std::shared_ptr<const DocumentSnapshot> openNow(const QString& path, QString* error);
+
+  Q_SIGNALS:
+    void loaded(const QString& path, std::shared_ptr<const spark::DocumentSnapshot> snapshot);
+    void failed(const QString& path, const QString& message);
+
+  private:
+    JobTracker m_jobs;
+    QString m_pendingPath;
+    int m_running = 0;
+};
+
+} // namespace spark

@@ -1,0 +1,114 @@
+#include "views/plan/lintmodel.h"
+
+#include "core/plan/lintrules.h"
+#include "core/plan/quantplan.h"
+
+#include <QApplication>
+#include <QStyle>
+
+namespace spark {
+
+LintModel::LintModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void LintModel::resetData(std::shared_ptr<const QuantPlan> plan)
+{
+    // Findings come and go with every edit, so their rows are not stable: reset.
+    beginResetModel();
+    m_plan = std::move(plan);
+    endResetModel();
+}
+
+QString LintModel::ruleDescription(const QString& id)
+{
+    const auto text = lintRuleDescription(id.toStdString());
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+int LintModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() || !m_plan ? 0 : static_cast<int>(m_plan->lint.size());
+}
+
+int LintModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant LintModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return {};
+    }
+    switch (section) {
+    case Severity:
+        return tr("Severity");
+    case Id:
+        return tr("Rule");
+    case Message:
+        return tr("Finding");
+    default:
+        return {};
+    }
+}
+
+QVariant LintModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount()) {
+        return {};
+    }
+    const auto& f = m_plan->lint[static_cast<std::size_t>(index.row())];
+    const QString id = QString::fromStdString(f.id);
+    switch (role) {
+    case ModulesRole: {
+        QStringList modules;
+        for (const auto& m : f.modules) {
+            modules.append(QString::fromStdString(m));
+        }
+        return modules;
+    }
+    case SeverityRole:
+        return static_cast<int>(f.severity);
+    case Qt::ToolTipRole: {
+        QString tip = ruleDescription(id);
+        if (!f.citation.empty()) {
+            tip += (tip.isEmpty() ? QString() : QStringLiteral("\n")) +
+                   tr("Source: %1").arg(QString::fromStdString(f.citation));
+        }
+        if (!f.modules.empty()) {
+            tip += QStringLiteral("\n") + tr("Click to select its modules in the Tensors tab.");
+        }
+        return tip;
+    }
+    default:
+        break;
+    }
+    switch (index.column()) {
+    case Severity:
+        if (role == Qt::DisplayRole) {
+            return QString::fromLatin1(severityName(f.severity).data(),
+                                       static_cast<qsizetype>(severityName(f.severity).size()));
+        }
+        if (role == Qt::DecorationRole) {
+            const auto icon = f.severity == LintSeverity::Error     ? QStyle::SP_MessageBoxCritical
+                              : f.severity == LintSeverity::Warning ? QStyle::SP_MessageBoxWarning
+                                                                    : QStyle::SP_MessageBoxInformation;
+            return QApplication::style()->standardIcon(icon);
+        }
+        break;
+    case Id:
+        if (role == Qt::DisplayRole) {
+            return id;
+        }
+        break;
+    case Message:
+        if (role == Qt::DisplayRole) {
+            return QString::fromStdString(f.message);
+        }
+        break;
+    default:
+        break;
+    }
+    return {};
+}
+
+} // namespace spark

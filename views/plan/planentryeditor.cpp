@@ -1,0 +1,114 @@
+#include "views/plan/planentryeditor.h"
+
+#include "views/plan/liveeditdelegate.h"
+#include "views/plan/plancontroller.h"
+#include "views/plan/planentrylistmodel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace spark {
+
+PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWidget* parent)
+    : QWidget(parent), m_controller(controller), m_kind(kind),
+      m_model(new PlanEntryListModel(controller, kind, this))
+{
+    const bool targets = kind == EntryKind::Target;
+    m_view = new QTableView(this);
+    m_view->setObjectName(targets ? QStringLiteral("targetEntries") : QStringLiteral("ignoreEntries"));
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                            QAbstractItemView::AnyKeyPressed);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setWordWrap(false);
+    auto* delegate = new LiveEditDelegate(m_view);
+    m_view->setItemDelegateForColumn(PlanEntryListModel::Entry, delegate);
+    connect(delegate, &LiveEditDelegate::editingStarted, m_model, &PlanEntryListModel::beginEditSession);
+    const int charWidth = fontMetrics().averageCharWidth();
+    m_view->setColumnWidth(PlanEntryListModel::Entry, charWidth * 30);
+    m_view->setColumnWidth(PlanEntryListModel::Matches, charWidth * 9);
+    m_view->setColumnWidth(PlanEntryListModel::Source, charWidth * 8);
+    m_view->setToolTip(targets ? tr("Entries that select modules for quantization (vLLM `targets`). A module "
+                                    "is quantized when a target selects it and no ignore entry does.")
+                               : tr("Entries that keep modules BF16 (vLLM `ignore`). Ignore wins over "
+                                    "targets."));
+
+    m_add = new QPushButton(QIcon::fromTheme(QStringLiteral("list-add")), tr("Add"), this);
+    m_remove = new QPushButton(QIcon::fromTheme(QStringLiteral("list-remove")), tr("Remove"), this);
+    m_up = new QPushButton(QIcon::fromTheme(QStringLiteral("go-up")), tr("Up"), this);
+    m_down = new QPushButton(QIcon::fromTheme(QStringLiteral("go-down")), tr("Down"), this);
+    m_add->setToolTip(targets ? tr("Add a target entry: an exact vLLM module name, a class name (\"Linear\") "
+                                   "or re:REGEX")
+                              : tr("Add an ignore entry: an exact vLLM module name or re:REGEX (matched with "
+                                   "Python re.match: anchored at the start only)"));
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_add);
+    buttons->addWidget(m_remove);
+    buttons->addWidget(m_up);
+    buttons->addWidget(m_down);
+    buttons->addStretch(1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view, 1);
+    layout->addLayout(buttons);
+
+    connect(m_add, &QPushButton::clicked, this, &PlanEntryEditor::addEntry);
+    connect(m_remove, &QPushButton::clicked, this, &PlanEntryEditor::removeCurrent);
+    connect(m_up, &QPushButton::clicked, this, [this] { moveCurrent(-1); });
+    connect(m_down, &QPushButton::clicked, this, [this] { moveCurrent(1); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &PlanEntryEditor::updateButtons);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &PlanEntryEditor::updateButtons);
+    updateButtons();
+}
+
+int PlanEntryEditor::currentUserIndex() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    return current.isValid() ? current.data(PlanEntryListModel::UserIndexRole).toInt() : -1;
+}
+
+void PlanEntryEditor::updateButtons()
+{
+    const int user = currentUserIndex();
+    const int count = static_cast<int>(m_kind == EntryKind::Target ? m_controller->edits().targets.size()
+                                                                   : m_controller->edits().ignore.size());
+    m_remove->setEnabled(user >= 0);
+    m_up->setEnabled(user > 0);
+    m_down->setEnabled(user >= 0 && user + 1 < count);
+}
+
+void PlanEntryEditor::addEntry()
+{
+    // Empty matches nothing (a half-typed regex such as "re:.*" would select everything meanwhile).
+    const int index = m_controller->addEntry(m_kind, QString());
+    const QModelIndex cell = m_model->index(m_model->rowOfUserEntry(index), PlanEntryListModel::Entry);
+    m_view->setCurrentIndex(cell);
+    m_view->edit(cell);
+}
+
+void PlanEntryEditor::removeCurrent()
+{
+    const int user = currentUserIndex();
+    if (user >= 0) {
+        m_controller->removeEntry(m_kind, user);
+    }
+}
+
+void PlanEntryEditor::moveCurrent(int delta)
+{
+    const int user = currentUserIndex();
+    if (user >= 0 && m_controller->moveEntry(m_kind, user, delta)) {
+        m_view->setCurrentIndex(
+            m_model->index(m_model->rowOfUserEntry(user + delta), PlanEntryListModel::Entry));
+    }
+}
+
+} // namespace spark

@@ -1,0 +1,278 @@
+#include "views/plan/plantab.h"
+
+#include "core/plan/plancommand.h"
+#include "core/plan/preset.h"
+#include "core/plan/quantplan.h"
+#include "views/document/document.h"
+#include "views/export/exportdialog.h"
+#include "views/plan/lintmodel.h"
+#include "views/plan/plancontroller.h"
+#include "views/plan/planentryeditor.h"
+#include "views/plan/planmodulemodel.h"
+#include "views/plan/summarybar.h"
+
+#include <QClipboard>
+#include <QComboBox>
+#include <QGroupBox>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelection>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace spark {
+
+namespace {
+
+QWidget* titled(const QString& title, QWidget* content, QWidget* parent)
+{
+    auto* box = new QGroupBox(title, parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->addWidget(content);
+    return box;
+}
+
+} // namespace
+
+PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent), m_controller(controller)
+{
+    m_preset = new QComboBox(this);
+    m_preset->setObjectName(QStringLiteral("presetBox"));
+    m_preset->addItem(tr("auto (by architecture)"), QStringLiteral("auto"));
+    m_preset->setItemData(0, tr("Picks the preset for the detected architecture."), Qt::ToolTipRole);
+    for (const auto& preset : presets()) {
+        m_preset->addItem(QString::fromStdString(preset.name), QString::fromStdString(preset.name));
+        m_preset->setItemData(m_preset->count() - 1, QString::fromStdString(preset.description),
+                              Qt::ToolTipRole);
+    }
+    m_presetDescription = new QLabel(this);
+    m_presetDescription->setWordWrap(true);
+    m_presetDescription->setForegroundRole(QPalette::PlaceholderText);
+    m_targetLayersLabel = new QLabel(tr("--target-layers:"), this);
+    m_targetLayers = new QSpinBox(this);
+    m_targetLayers->setObjectName(QStringLiteral("targetLayers"));
+    m_targetLayers->setRange(0, 1000);
+    m_targetLayers->setSpecialValueText(tr("unknown"));
+    m_targetLayers->setToolTip(tr("The target model's num_hidden_layers. vLLM offsets draft layer indices by "
+                                  "it; this config does not state it."));
+    m_targetLayersLabel->setBuddy(m_targetLayers);
+
+    auto* top = new QHBoxLayout;
+    auto* presetLabel = new QLabel(tr("&Preset:"), this);
+    presetLabel->setBuddy(m_preset);
+    top->addWidget(presetLabel);
+    top->addWidget(m_preset);
+    top->addWidget(m_presetDescription, 1);
+    top->addWidget(m_targetLayersLabel);
+    top->addWidget(m_targetLayers);
+    auto* copyCommand =
+        new QPushButton(QIcon::fromTheme(QStringLiteral("edit-copy")), tr("Copy as &Command"), this);
+    copyCommand->setObjectName(QStringLiteral("copyCommand"));
+    copyCommand->setToolTip(tr("Copy the sparkulator-cli quantize command that makes exactly this plan, for "
+                               "scripts and CI."));
+    connect(copyCommand, &QPushButton::clicked, this, &PlanTab::copyQuantizeCommand);
+    top->addWidget(copyCommand);
+
+    m_targets = new PlanEntryEditor(controller, EntryKind::Target, this);
+    m_ignore = new PlanEntryEditor(controller, EntryKind::Ignore, this);
+    auto* entries = new QSplitter(Qt::Vertical, this);
+    entries->addWidget(titled(tr("Targets"), m_targets, entries));
+    entries->addWidget(titled(tr("Ignore (kept BF16)"), m_ignore, entries));
+
+    m_modules = new PlanModuleModel(this);
+    m_modulesProxy = new QSortFilterProxyModel(this);
+    m_modulesProxy->setSourceModel(m_modules);
+    m_modulesProxy->setSortRole(PlanModuleModel::SortRole);
+    m_modulesView = new QTableView(this);
+    m_modulesView->setObjectName(QStringLiteral("planModules"));
+    m_modulesView->setModel(m_modulesProxy);
+    m_modulesView->setSortingEnabled(true);
+    m_modulesView->sortByColumn(PlanModuleModel::Module, Qt::AscendingOrder);
+    m_modulesView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_modulesView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_modulesView->verticalHeader()->hide();
+    m_modulesView->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_modulesView->horizontalHeader()->setStretchLastSection(true);
+    m_modulesView->setWordWrap(false);
+    const int charWidth = fontMetrics().averageCharWidth();
+    m_modulesView->setColumnWidth(PlanModuleModel::Module, charWidth * 26);
+    m_modulesView->setColumnWidth(PlanModuleModel::VllmName, charWidth * 32);
+    m_modulesView->setColumnWidth(PlanModuleModel::Role, charWidth * 10);
+    m_modulesView->setColumnWidth(PlanModuleModel::Decision, charWidth * 22);
+    m_modulesView->setColumnWidth(PlanModuleModel::Reason, charWidth * 60);
+    m_modulesView->setColumnWidth(PlanModuleModel::Bytes, charWidth * 13);
+    m_modulesView->setColumnWidth(PlanModuleModel::BytesAfter, charWidth * 13);
+    // Reason is wide; the byte columns go last so they stay visible next to it.
+    m_modulesView->horizontalHeader()->moveSection(PlanModuleModel::Reason, PlanModuleModel::ColumnCount - 1);
+
+    m_lint = new LintModel(this);
+    m_lintView = new QTableView(this);
+    m_lintView->setObjectName(QStringLiteral("lintView"));
+    m_lintView->setModel(m_lint);
+    m_lintView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_lintView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_lintView->verticalHeader()->hide();
+    m_lintView->horizontalHeader()->setStretchLastSection(true);
+    m_lintView->setWordWrap(false);
+    m_lintView->setColumnWidth(LintModel::Severity, charWidth * 12);
+    m_lintView->setColumnWidth(LintModel::Id, charWidth * 22);
+
+    m_errors = new QLabel(this);
+    m_errors->setObjectName(QStringLiteral("planErrors"));
+    m_errors->setWordWrap(true);
+    m_errors->hide();
+    m_summary = new SummaryBar(this);
+
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(titled(tr("Modules"), m_modulesView, right));
+    right->addWidget(titled(tr("Lint"), m_lintView, right));
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 1);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("planSplitter"));
+    split->addWidget(entries);
+    split->addWidget(right);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setChildrenCollapsible(false);
+    split->setSizes({charWidth * 64, charWidth * 136});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_errors);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_summary);
+
+    connect(m_preset, &QComboBox::activated, this,
+            [this](int index) { m_controller->setPreset(m_preset->itemData(index).toString()); });
+    connect(m_targetLayers, &QSpinBox::valueChanged, this, [this](int value) {
+        m_controller->setTargetLayers(value > 0 ? std::optional<int>(value) : std::nullopt);
+    });
+    connect(m_modules, &PlanModuleModel::toggleRequested, this, [this](const QString& module) {
+        QString message;
+        m_controller->toggleModule(module, &message);
+        Q_EMIT statusMessage(message);
+    });
+    connect(m_lintView, &QAbstractItemView::clicked, this, [this](const QModelIndex& index) {
+        const QStringList modules = index.data(LintModel::ModulesRole).toStringList();
+        if (selectModules(modules) > 0) {
+            Q_EMIT lintModulesActivated(modules);
+        }
+    });
+    connect(m_controller, &PlanController::planChanged, this, &PlanTab::onPlanChanged);
+    connect(m_controller, &PlanController::editsChanged, this, &PlanTab::onEditsChanged);
+    onEditsChanged();
+    onPlanChanged();
+}
+
+QString PlanTab::quantizeCommandText() const
+{
+    const auto snapshot = m_controller->document()->snapshot();
+    if (!snapshot || snapshot->folder.isEmpty()) {
+        return {};
+    }
+    const PlanOptions options = m_controller->planOptions();
+    const auto plan = m_controller->plan();
+    const QString output =
+        ExportDialog::defaultOutput(snapshot->folder, plan ? ExportDialog::schemeTag(*plan) : QStringLiteral("w4a16"));
+    return QString::fromStdString(
+        quantizeCommand(snapshot->folder.toStdString(), output.toStdString(), options));
+}
+
+void PlanTab::copyQuantizeCommand()
+{
+    const QString command = quantizeCommandText();
+    if (command.isEmpty()) {
+        Q_EMIT statusMessage(tr("Open a draft checkpoint first."));
+        return;
+    }
+    QGuiApplication::clipboard()->setText(command);
+    Q_EMIT statusMessage(tr("Copied: %1").arg(command));
+}
+
+QString PlanTab::errorText() const
+{
+    return m_errors->isHidden() ? QString() : m_errors->text();
+}
+
+int PlanTab::selectModules(const QStringList& modules)
+{
+    QItemSelection selection;
+    for (const auto& module : modules) {
+        const int row = m_modules->rowOf(module);
+        if (row < 0) {
+            continue;
+        }
+        const QModelIndex left = m_modulesProxy->mapFromSource(m_modules->index(row, 0));
+        const QModelIndex right =
+            m_modulesProxy->mapFromSource(m_modules->index(row, PlanModuleModel::ColumnCount - 1));
+        selection.select(left, right);
+    }
+    m_modulesView->selectionModel()->select(selection,
+                                            QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    if (!selection.isEmpty()) {
+        m_modulesView->scrollTo(selection.indexes().front());
+    }
+    return static_cast<int>(selection.size());
+}
+
+void PlanTab::onEditsChanged()
+{
+    const auto& edits = m_controller->edits();
+    {
+        const QSignalBlocker block(m_preset);
+        m_preset->setCurrentIndex(std::max(0, m_preset->findData(edits.preset)));
+    }
+    {
+        const QSignalBlocker block(m_targetLayers);
+        m_targetLayers->setValue(edits.targetLayers.value_or(0));
+    }
+}
+
+void PlanTab::onPlanChanged()
+{
+    const auto plan = m_controller->plan();
+    m_modules->resetData(plan);
+    m_lint->resetData(plan);
+    m_summary->setPlan(plan);
+    if (!plan) {
+        m_presetDescription->clear();
+        m_errors->hide();
+        m_targetLayersLabel->hide();
+        m_targetLayers->hide();
+        return;
+    }
+    const Preset* preset = findPreset(plan->preset);
+    m_presetDescription->setText(preset ? tr("%1: %2").arg(QString::fromStdString(preset->name),
+                                                           QString::fromStdString(preset->description))
+                                        : QString());
+    // Only architectures whose config does not state the target's layer count need the input.
+    const bool needsLayers = !plan->architecture.targetLayers.has_value();
+    m_targetLayersLabel->setVisible(needsLayers);
+    m_targetLayers->setVisible(needsLayers);
+    if (plan->errors.empty()) {
+        m_errors->hide();
+        m_errors->clear();
+        return;
+    }
+    QStringList lines;
+    for (const auto& e : plan->errors) {
+        lines.append(QString::fromStdString(e));
+    }
+    m_errors->setText(
+        tr("Export is blocked until the plan has no errors: %1").arg(lines.join(QStringLiteral("; "))));
+    QPalette palette = m_errors->palette();
+    const bool dark = palette.color(QPalette::Window).lightness() < 128;
+    palette.setColor(QPalette::WindowText, dark ? QColor(255, 128, 128) : QColor(176, 0, 32));
+    m_errors->setPalette(palette);
+    m_errors->show();
+}
+
+} // namespace spark

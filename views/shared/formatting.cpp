@@ -1,0 +1,39 @@
+#include "views/shared/formatting.h"
+
+#include "core/util/textformat.h"
+
+#include <QLocale>
+
+namespace spark {
+
+QString localizedBytes(std::uint64_t bytes)
+{
+    if (bytes < 1024) {
+        return QStringLiteral("%1 B").arg(bytes);
+    }
+    const auto scaled = scaleBytes(bytes);
+    return QStringLiteral("%1 %2").arg(QLocale().toString(scaled.value, 'f', 2), QLatin1String(scaled.unit));
+}
+
+QString formatCount(std::uint64_t count)
+{
+    return QLocale().toString(static_cast<qulonglong>(count));
+}
+
+QString roleText(ModuleRole role)
+{
+    const auto name = roleName(role);
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+QString formatShare(double share)
+{
+    return QStringLiteral("%1 %").arg(QLocale().toString(share * 100.0, 'f', 2));
+}
+
+QString schemeText(const WeightScheme& scheme)
+{
+    return QString::fromLatin1(scheme.name.data(), static_cast<qsizetype>(scheme.name.size()));
+}
+
+} // namespace spark

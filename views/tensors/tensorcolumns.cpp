@@ -1,0 +1,213 @@
+#include "views/tensors/tensorcolumns.h"
+
+#include "views/shared/formatting.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+
+namespace spark {
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("spark::TensorColumns", text);
+}
+
+QString formatError(double value, bool percent)
+{
+    if (percent) {
+        return QStringLiteral("%1 %").arg(QLocale().toString(value * 100.0, 'f', 3));
+    }
+    return QLocale().toString(value, 'g', 3);
+}
+
+} // namespace
+
+QString TensorColumns::title(int column)
+{
+    switch (column) {
+    case Name:
+        return tr("Name");
+    case Role:
+        return tr("Role");
+    case DType:
+        return tr("DType");
+    case Shape:
+        return tr("Shape");
+    case Params:
+        return tr("Params");
+    case Bytes:
+        return tr("Bytes");
+    case Share:
+        return tr("Share");
+    case Decision:
+        return tr("Decision");
+    case RelError:
+        return tr("Rel. error");
+    case MaxError:
+        return tr("Max error");
+    default:
+        return {};
+    }
+}
+
+QString TensorColumns::toolTip(int column)
+{
+    switch (column) {
+    case Name:
+        return tr("Tensor name as stored in the checkpoint. Grouped mode nests tensors under their layer and "
+                  "module.");
+    case Role:
+        return tr("What the tensor is, guessed from name and shape: linear (2-D weight), norm (1-D weight), "
+                  "embedding, head (lm_head and other *_head modules) or buffer (anything else).");
+    case DType:
+        return tr("Element type in the file (BF16, F32, ...).");
+    case Shape:
+        return tr("Tensor dimensions, outermost first.");
+    case Params:
+        return tr("Number of elements.");
+    case Bytes:
+        return tr("Bytes the tensor takes in the checkpoint.");
+    case Share:
+        return tr("Share of the checkpoint's total tensor bytes.");
+    case Decision:
+        return tr("What the quantization plan does with the tensor (quantize to W4A16 or keep as is).");
+    case RelError:
+        return tr("Relative quantization error: the Frobenius norm of (W − Q(W)) divided by that of W. "
+                  "Lower is better; filled in by Analyze.");
+    case MaxError:
+        return tr("Largest absolute difference between a weight and its quantized value; filled in by "
+                  "Analyze.");
+    default:
+        return {};
+    }
+}
+
+bool TensorColumns::isNumeric(int column)
+{
+    return column == Params || column == Bytes || column == Share || column == RelError || column == MaxError;
+}
+
+QVariant TensorColumns::alignment(int column)
+{
+    return isNumeric(column) ? QVariant((Qt::AlignRight | Qt::AlignVCenter).toInt()) : QVariant();
+}
+
+QVariant TensorColumns::header(int column, int role)
+{
+    switch (role) {
+    case Qt::DisplayRole:
+        return title(column);
+    case Qt::ToolTipRole:
+        return toolTip(column);
+    case Qt::TextAlignmentRole:
+        return alignment(column);
+    default:
+        return {};
+    }
+}
+
+QVariant TensorColumns::display(const TensorRow& row, const TensorRowResult* analysis, int column)
+{
+    switch (column) {
+    case Name:
+        return row.name;
+    case Role:
+        return roleText(row.role);
+    case DType:
+        return row.dtype;
+    case Shape:
+        return row.shapeText;
+    case Params:
+        return formatCount(row.params);
+    case Bytes:
+        return localizedBytes(row.bytes);
+    case Share:
+        return formatShare(row.share);
+    default:
+        return analysisDisplay(analysis, column);
+    }
+}
+
+QVariant TensorColumns::sortKey(const TensorRow& row, const TensorRowResult* analysis, int column)
+{
+    switch (column) {
+    case Name:
+        return row.name;
+    case Role:
+        return roleText(row.role);
+    case DType:
+        return row.dtype;
+    case Shape:
+        // Shapes sort by size; comparing "[4096, 64]" with "[512]" as text would say nothing useful.
+        return QVariant::fromValue<qulonglong>(row.params);
+    case Params:
+        return QVariant::fromValue<qulonglong>(row.params);
+    case Bytes:
+        return QVariant::fromValue<qulonglong>(row.bytes);
+    case Share:
+        return row.share;
+    default:
+        return analysisSortKey(analysis, column);
+    }
+}
+
+QVariant TensorColumns::analysisDisplay(const TensorRowResult* analysis, int column)
+{
+    if (!analysis) {
+        return {};
+    }
+    switch (column) {
+    case Decision:
+        return analysis->decision.isEmpty() ? QVariant() : QVariant(analysis->decision);
+    case RelError:
+        return analysis->relError ? QVariant(formatError(*analysis->relError, true)) : QVariant();
+    case MaxError:
+        return analysis->maxError ? QVariant(formatError(*analysis->maxError, false)) : QVariant();
+    default:
+        return {};
+    }
+}
+
+QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRowResult* analysis)
+{
+    if (row.role != ModuleRole::Linear || !analysis || analysis->decision.isEmpty()) {
+        return {};
+    }
+    return analysis->decision == QStringLiteral("keep") ? Qt::Unchecked : Qt::Checked;
+}
+
+Qt::ItemFlags TensorColumns::decisionFlags(Qt::ItemFlags base, const QModelIndex& index)
+{
+    if (index.isValid() && index.column() == Decision && index.data(Qt::CheckStateRole).isValid()) {
+        base |= Qt::ItemIsUserCheckable;
+    }
+    return base;
+}
+
+bool TensorColumns::isDecisionToggle(const QModelIndex& index, const QVariant& value, int role)
+{
+    const QVariant current = index.data(Qt::CheckStateRole);
+    return role == Qt::CheckStateRole && index.isValid() && index.column() == Decision && current.isValid() &&
+           value != current;
+}
+
+QVariant TensorColumns::analysisSortKey(const TensorRowResult* analysis, int column)
+{
+    if (!analysis) {
+        return {};
+    }
+    switch (column) {
+    case Decision:
+        return analysis->decision.isEmpty() ? QVariant() : QVariant(analysis->decision);
+    case RelError:
+        return analysis->relError ? QVariant(*analysis->relError) : QVariant();
+    case MaxError:
+        return analysis->maxError ? QVariant(*analysis->maxError) : QVariant();
+    default:
+        return {};
+    }
+}
+
+} // namespace spark

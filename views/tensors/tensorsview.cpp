@@ -1,0 +1,329 @@
+#include "views/tensors/tensorsview.h"
+
+#include "views/document/document.h"
+#include "views/tensors/tensorcolumns.h"
+#include "views/tensors/tensordetailpanel.h"
+#include "views/tensors/tensorfilterproxymodel.h"
+#include "views/tensors/tensortablemodel.h"
+#include "views/tensors/tensortreemodel.h"
+
+#include <QCheckBox>
+#include <QDataStream>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QIODevice>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStyle>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace spark {
+
+namespace {
+
+constexpr quint32 kStateMagic = 0x53505456; // "SPTV"
+constexpr quint32 kStateVersion = 1;
+
+} // namespace
+
+TensorsView::TensorsView(Document* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_flat(new TensorTableModel(this)),
+      m_tree(new TensorTreeModel(this)), m_proxy(new TensorFilterProxyModel(this))
+{
+    connect(m_flat, &TensorTableModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
+    connect(m_tree, &TensorTreeModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
+    m_filter = new QLineEdit(this);
+    m_filter->setObjectName(QStringLiteral("tensorFilter"));
+    m_filter->setPlaceholderText(tr("Filter tensors by name (Ctrl+F)"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setToolTip(tr("Shows tensors whose name contains the text (ignoring case), or, with Regex on, "
+                            "where the regular expression matches anywhere in the name."));
+    m_regex = new QCheckBox(tr("Rege&x"), this);
+    m_regex->setToolTip(tr("Treat the filter as a regular expression (Perl syntax, case-sensitive)."));
+    m_grouped = new QCheckBox(tr("&Group by layer"), this);
+    m_grouped->setChecked(true);
+    m_grouped->setToolTip(tr("Nest tensors under their layer and module, or list them flat."));
+    m_count = new QLabel(this);
+    m_filterError = new QLabel(this);
+    m_filterError->setObjectName(QStringLiteral("filterError"));
+    m_filterError->setWordWrap(true);
+    m_filterError->hide();
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_filter, 1);
+    bar->addWidget(m_regex);
+    bar->addWidget(m_grouped);
+    bar->addWidget(m_count);
+
+    m_view = new QTreeView(this);
+    m_view->setObjectName(QStringLiteral("tensorView"));
+    m_proxy->setSourceModel(m_tree);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(TensorColumns::Name, Qt::AscendingOrder);
+    m_view->setUniformRowHeights(true);
+    m_view->setAlternatingRowColors(true);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->header()->setSectionsMovable(true);
+    m_view->header()->setStretchLastSection(true);
+
+    m_detail = new TensorDetailPanel(this);
+    auto* detailScroll = new QScrollArea(this);
+    detailScroll->setWidget(m_detail);
+    detailScroll->setWidgetResizable(true);
+    detailScroll->setFrameShape(QFrame::NoFrame);
+    // The panel wraps instead of scrolling sideways, so the scroll area must be at least as wide as it.
+    detailScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    detailScroll->setMinimumWidth(m_detail->minimumWidth() +
+                                  style()->pixelMetric(QStyle::PM_ScrollBarExtent) * 2);
+
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_splitter->setObjectName(QStringLiteral("tensorsSplitter"));
+    m_splitter->addWidget(m_view);
+    m_splitter->addWidget(detailScroll);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setChildrenCollapsible(false);
+    // Initial proportions in text units (the splitter rescales them to the real width).
+    const int charWidth = fontMetrics().averageCharWidth();
+    m_splitter->setSizes({charWidth * 130, charWidth * 46});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_filterError);
+    layout->addWidget(m_splitter, 1);
+
+    connect(m_filter, &QLineEdit::textChanged, this, &TensorsView::applyFilter);
+    connect(m_regex, &QCheckBox::toggled, this, &TensorsView::applyFilter);
+    connect(m_grouped, &QCheckBox::toggled, this, &TensorsView::setGrouped);
+    connect(m_document, &Document::snapshotChanged, this, &TensorsView::onSnapshotChanged);
+    connect(m_document, &Document::analysisChanged, this, [this](const QList<int>& rows) {
+        m_flat->updateAnalysis(m_document->analysis(), rows);
+        m_tree->updateAnalysis(m_document->analysis(), rows);
+    });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& current) { onCurrentChanged(current); });
+    // Rows the proxy adds or drops (filtering, a new document) change the count.
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &TensorsView::updateCount);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &TensorsView::updateCount);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &TensorsView::updateCount);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &TensorsView::updateCount);
+    onSnapshotChanged();
+}
+
+bool TensorsView::isGrouped() const
+{
+    return m_proxy->sourceModel() == m_tree;
+}
+
+QString TensorsView::currentTensor() const
+{
+    return m_currentTensor;
+}
+
+QString TensorsView::filterError() const
+{
+    return m_filterError->isHidden() ? QString() : m_filterError->text();
+}
+
+void TensorsView::onSnapshotChanged()
+{
+    const QString previous = m_currentTensor;
+    m_flat->resetData(m_document->snapshot(), m_document->analysis());
+    m_tree->resetData(m_document->snapshot(), m_document->analysis());
+    expandDefault();
+    // Fit columns to the first document, but keep widths the user set (or that were restored) after that.
+    if (!m_columnsSized && m_document->snapshot()) {
+        for (int column = 0; column < TensorColumns::Count; ++column) {
+            m_view->resizeColumnToContents(column);
+        }
+        // Decisions arrive after this (from the plan): leave room for the longest one.
+        const int decisionWidth = fontMetrics().horizontalAdvance(QStringLiteral("W4A16 channel")) +
+                                  fontMetrics().averageCharWidth() * 3;
+        if (m_view->columnWidth(TensorColumns::Decision) < decisionWidth) {
+            m_view->setColumnWidth(TensorColumns::Decision, decisionWidth);
+        }
+        m_columnsSized = true;
+    }
+    // Keep looking at the same tensor when a checkpoint is reopened (or a similar one opened).
+    if (previous.isEmpty() || !selectTensor(previous)) {
+        onCurrentChanged(QModelIndex());
+    }
+    updateCount();
+}
+
+void TensorsView::expandDefault()
+{
+    if (!isGrouped()) {
+        return;
+    }
+    // A filter is a search: show every hit. Unfiltered, groups open onto their modules.
+    if (m_proxy->filterText().isEmpty()) {
+        m_view->expandToDepth(0);
+    } else {
+        m_view->expandAll();
+    }
+}
+
+void TensorsView::setGrouped(bool grouped)
+{
+    if (grouped == isGrouped()) {
+        return;
+    }
+    const QString current = m_currentTensor;
+    m_proxy->setSourceModel(grouped ? static_cast<QAbstractItemModel*>(m_tree) : m_flat);
+    m_view->setRootIsDecorated(grouped);
+    {
+        const QSignalBlocker blocker(m_grouped);
+        m_grouped->setChecked(grouped);
+    }
+    expandDefault();
+    if (current.isEmpty() || !selectTensor(current)) {
+        onCurrentChanged(QModelIndex());
+    }
+    updateCount();
+    Q_EMIT groupedChanged(grouped);
+}
+
+void TensorsView::focusFilter()
+{
+    m_filter->setFocus(Qt::ShortcutFocusReason);
+    m_filter->selectAll();
+}
+
+bool TensorsView::setFilter(const QString& text, bool isRegex)
+{
+    {
+        const QSignalBlocker blockText(m_filter);
+        const QSignalBlocker blockRegex(m_regex);
+        m_filter->setText(text);
+        m_regex->setChecked(isRegex);
+    }
+    applyFilter();
+    return m_filterError->isHidden();
+}
+
+void TensorsView::applyFilter()
+{
+    const bool ok = m_proxy->setFilter(m_filter->text(), m_regex->isChecked());
+    if (ok) {
+        m_filterError->hide();
+        m_filterError->clear();
+        expandDefault();
+    } else {
+        m_filterError->setText(tr("Invalid regular expression: %1. The previous filter stays in force.")
+                                   .arg(m_proxy->filterError()));
+        // Red that stays readable on light and dark palettes alike.
+        QPalette palette = m_filterError->palette();
+        const bool dark = palette.color(QPalette::Window).lightness() < 128;
+        palette.setColor(QPalette::WindowText, dark ? QColor(255, 128, 128) : QColor(176, 0, 32));
+        m_filterError->setPalette(palette);
+        m_filterError->show();
+    }
+    updateCount();
+}
+
+void TensorsView::updateCount()
+{
+    const auto snapshot = m_document->snapshot();
+    const int total = snapshot ? static_cast<int>(snapshot->rows.size()) : 0;
+    const int shown = m_proxy->acceptedTensorCount();
+    m_count->setText(shown == total ? tr("%n tensor(s)", nullptr, total)
+                                    : tr("%1 of %n tensor(s)", nullptr, total).arg(shown));
+}
+
+bool TensorsView::selectTensor(const QString& name)
+{
+    const QModelIndex source = isGrouped() ? m_tree->indexOfTensor(name) : m_flat->indexOfTensor(name);
+    if (!source.isValid()) {
+        return false;
+    }
+    QModelIndex index = m_proxy->mapFromSource(source);
+    if (!index.isValid()) {
+        setFilter(QString(), m_regex->isChecked());
+        index = m_proxy->mapFromSource(source);
+    }
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    return true;
+}
+
+bool TensorsView::selectModules(const QStringList& modules)
+{
+    const auto snapshot = m_document->snapshot();
+    if (!snapshot || modules.isEmpty()) {
+        return false;
+    }
+    QStringList escaped;
+    for (const auto& module : modules) {
+        escaped.append(QRegularExpression::escape(module));
+    }
+    // A module's tensors are "<module>.<param>"; a buffer such as d2t is its own tensor.
+    const QString pattern = QStringLiteral("^(?:%1)(?:\\.|$)").arg(escaped.join(QLatin1Char('|')));
+    QString first;
+    const QRegularExpression re(pattern);
+    for (const auto& row : snapshot->rows) {
+        if (re.match(row.name).hasMatch()) {
+            first = row.name;
+            break;
+        }
+    }
+    if (first.isEmpty()) {
+        return false;
+    }
+    setFilter(pattern, true);
+    return selectTensor(first);
+}
+
+void TensorsView::onCurrentChanged(const QModelIndex& current)
+{
+    const int row = current.isValid() ? current.data(TensorColumns::RowRole).toInt() : -1;
+    const auto snapshot = m_document->snapshot();
+    QString name;
+    if (snapshot && row >= 0) {
+        m_detail->showTensor(*snapshot, row);
+        name = snapshot->rows[static_cast<std::size_t>(row)].name;
+    } else {
+        m_detail->clear();
+    }
+    if (name != m_currentTensor) {
+        m_currentTensor = name;
+        Q_EMIT currentTensorChanged(name);
+    }
+}
+
+QByteArray TensorsView::saveState() const
+{
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    out << kStateMagic << kStateVersion << isGrouped() << m_regex->isChecked() << m_splitter->saveState()
+        << m_view->header()->saveState();
+    return state;
+}
+
+bool TensorsView::restoreState(const QByteArray& state)
+{
+    QDataStream in(state);
+    quint32 magic = 0;
+    quint32 version = 0;
+    bool grouped = true;
+    bool regex = false;
+    QByteArray splitter;
+    QByteArray header;
+    in >> magic >> version >> grouped >> regex >> splitter >> header;
+    if (in.status() != QDataStream::Ok || magic != kStateMagic || version != kStateVersion) {
+        return false;
+    }
+    setGrouped(grouped);
+    m_regex->setChecked(regex);
+    m_splitter->restoreState(splitter);
+    m_columnsSized = m_view->header()->restoreState(header);
+    return true;
+}
+
+} // namespace spark

@@ -1,0 +1,485 @@
+#include "views/window/mainwindow.h"
+
+#include "core/bench/speedmodelplan.h"
+#include "views/analysis/analysispanel.h"
+#include "views/bench/benchmarkstab.h"
+#include "views/document/checkpointloader.h"
+#include "views/document/document.h"
+#include "views/export/exportdialog.h"
+#include "views/shared/formatting.h"
+#include "views/plan/plancontroller.h"
+#include "views/plan/plantab.h"
+#include "views/window/recentfiles.h"
+#include "views/bench/speedmodelpanel.h"
+#include "views/plan/summarybar.h"
+#include "views/tensors/tensordetailpanel.h"
+#include "views/tensors/tensorerrorsection.h"
+#include "views/tensors/tensorplansection.h"
+#include "views/tensors/tensorsview.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QTreeView>
+#include <QUndoStack>
+namespace spark {
+
+namespace {
+
+const char* const kTabIdProperty = "sparkTabId";
+
+QString settingsKey(const char* key)
+{
+    return QStringLiteral("mainWindow/") + QLatin1String(key);
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : MainWindow(MainWindowOptions{}, parent) {}
+
+MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), m_options(options), m_document(new Document(this)),
+      m_loader(new CheckpointLoader(this)), m_recent(new RecentFiles(nullptr, this)),
+      m_tabs(new QTabWidget(this)), m_tensorsView(new TensorsView(m_document, m_tabs))
+{
+    setWindowTitle(tr("Sparkulator"));
+    setAcceptDrops(true);
+    m_tabs->setDocumentMode(true);
+    addTab(QStringLiteral("tensors"), m_tensorsView, tr("&Tensors"));
+    setCentralWidget(m_tabs);
+
+    m_summary = new QLabel(this);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0); // opening has no measurable progress: show activity only
+    m_busy->setMaximumWidth(fontMetrics().averageCharWidth() * 16);
+    m_busy->hide();
+    statusBar()->addPermanentWidget(m_busy);
+    statusBar()->addPermanentWidget(m_summary);
+    statusBar()->showMessage(tr("Open a draft checkpoint (folder, .safetensors or index) to inspect it."));
+
+    createAnalysisAndPlan();
+    m_benchmarksTab = new BenchmarksTab(m_tabs);
+    addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
+    connectSpeedModel();
+    createActions();
+    connect(m_loader, &CheckpointLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &CheckpointLoader::failed, this, &MainWindow::onFailed);
+    connect(m_recent, &RecentFiles::changed, this, &MainWindow::rebuildRecentMenu);
+
+    // Sized in text units so the first window fits its columns at any DPI, within the screen.
+    QSize size = preferredSize();
+    if (const QScreen* screen = this->screen()) {
+        size = size.boundedTo(screen->availableGeometry().size() * 9 / 10);
+    }
+    resize(size);
+
+    if (m_options.persistState) {
+        QSettings settings;
+        restoreGeometry(settings.value(settingsKey("geometry")).toByteArray());
+        restoreState(settings.value(settingsKey("state")).toByteArray());
+        m_tensorsView->restoreState(settings.value(settingsKey("tensorsView")).toByteArray());
+    }
+}
+
+MainWindow::~MainWindow() = default;
+
+QSize MainWindow::preferredSize() const
+{
+    const QFontMetrics metrics = fontMetrics();
+    return {metrics.averageCharWidth() * 200, metrics.height() * 50};
+}
+
+void MainWindow::createActions()
+{
+    auto* fileMenu = menuBar()->addMenu(tr("&File"));
+    auto* openFolder = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("folder-open")),
+                                           tr("Open &Folder…"), this, &MainWindow::openFolder);
+    openFolder->setShortcut(QKeySequence::Open);
+    openFolder->setStatusTip(tr("Open a checkpoint folder (safetensors shards, index and config.json)."));
+    auto* openFile = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("Open F&ile…"),
+                                         this, &MainWindow::openFile);
+    openFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openFile->setStatusTip(tr("Open a single .safetensors file or a model.safetensors.index.json."));
+    m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    fileMenu->addSeparator();
+    m_exportAction = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("document-export")), tr("&Export…"),
+                                         this, &MainWindow::showExportDialog);
+    m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    const auto updateExport = [this] {
+        const bool ready = currentPlan() != nullptr;
+        m_exportAction->setEnabled(ready);
+        m_exportAction->setStatusTip(ready
+                                         ? tr("Write the W4A16 compressed-tensors checkpoint of the plan.")
+                                         : tr("Export needs an open checkpoint and a plan without errors."));
+    };
+    updateExport();
+    connect(this, &MainWindow::planChanged, this, updateExport);
+    connect(this, &MainWindow::documentLoaded, this, updateExport);
+    fileMenu->addSeparator();
+    auto* quit = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this,
+                                     &QWidget::close);
+    quit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Q), QKeySequence::Quit});
+    quit->setMenuRole(QAction::QuitRole);
+
+    auto* editMenu = menuBar()->addMenu(tr("&Edit"));
+    auto* find =
+        editMenu->addAction(QIcon::fromTheme(QStringLiteral("edit-find")), tr("&Find Tensor"), this, [this] {
+            showTab(QStringLiteral("tensors"));
+            m_tensorsView->focusFilter();
+        });
+    find->setShortcut(QKeySequence::Find);
+    find->setStatusTip(tr("Filter the tensor list by name."));
+    editMenu->addSeparator();
+    QUndoStack* undo = m_planController->undoStack();
+    auto* undoAction = undo->createUndoAction(this, tr("&Undo"));
+    undoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+    undoAction->setShortcut(QKeySequence::Undo);
+    undoAction->setStatusTip(tr("Undo the last plan edit."));
+    editMenu->addAction(undoAction);
+    auto* redoAction = undo->createRedoAction(this, tr("&Redo"));
+    redoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+    // Ctrl+Shift+Z everywhere, and the platform's own redo key (Ctrl+Y on Windows) besides.
+    QList<QKeySequence> redoKeys{QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)};
+    for (const auto& key : QKeySequence::keyBindings(QKeySequence::Redo)) {
+        if (!redoKeys.contains(key)) {
+            redoKeys.append(key);
+        }
+    }
+    redoAction->setShortcuts(redoKeys);
+    redoAction->setStatusTip(tr("Redo the plan edit undone last."));
+    editMenu->addAction(redoAction);
+
+    auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    auto* grouped = viewMenu->addAction(tr("&Group by Layer"));
+    grouped->setCheckable(true);
+    grouped->setChecked(m_tensorsView->isGrouped());
+    grouped->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    connect(grouped, &QAction::toggled, m_tensorsView, &TensorsView::setGrouped);
+    connect(m_tensorsView, &TensorsView::groupedChanged, grouped, &QAction::setChecked);
+    viewMenu->addAction(tr("&Expand All"), m_tensorsView->treeView(), &QTreeView::expandAll);
+    viewMenu->addAction(tr("&Collapse All"), m_tensorsView->treeView(), &QTreeView::collapseAll);
+
+    auto* analyzeMenu = menuBar()->addMenu(tr("&Analyze"));
+    auto* analyze =
+        analyzeMenu->addAction(QIcon::fromTheme(QStringLiteral("media-playback-start")),
+                               tr("&Analyze Quantization Error"), m_analysis, &AnalysisPanel::analyze);
+    analyze->setObjectName(QStringLiteral("analyzeAction"));
+    analyze->setShortcut(QKeySequence(Qt::Key_F5));
+    analyze->setStatusTip(
+        tr("Measure the error of the selected scheme on every 2-D weight (nothing is written)."));
+    auto* cancel = analyzeMenu->addAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"),
+                                          m_analysis, &AnalysisPanel::cancel);
+    cancel->setObjectName(QStringLiteral("cancelAction"));
+    cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    // Enabled only while a job runs, so Esc still closes editors and popups the rest of the time.
+    cancel->setEnabled(false);
+    connect(m_analysis, &AnalysisPanel::started, cancel, [cancel] { cancel->setEnabled(true); });
+    connect(m_analysis, &AnalysisPanel::finished, cancel, [cancel] { cancel->setEnabled(false); });
+    analyzeMenu->addSeparator();
+    auto* showPlan =
+        analyzeMenu->addAction(tr("Show &Plan"), this, [this] { showTab(QStringLiteral("plan")); });
+    showPlan->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    auto* showTensors =
+        analyzeMenu->addAction(tr("Show &Tensors"), this, [this] { showTab(QStringLiteral("tensors")); });
+    showTensors->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+
+    auto* helpMenu = menuBar()->addMenu(tr("&Help"));
+    auto* about = helpMenu->addAction(tr("&About Sparkulator"), this, &MainWindow::showAbout);
+    about->setMenuRole(QAction::AboutRole);
+    auto* aboutQt = helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+    aboutQt->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::createAnalysisAndPlan()
+{
+    m_planController = new PlanController(m_document, this);
+    m_analysis = new AnalysisPanel(m_document, this);
+    m_planController->setScheme(m_analysis->scheme());
+
+    auto* toolbar = addToolBar(tr("Analyze"));
+    toolbar->setObjectName(QStringLiteral("analyzeToolbar"));
+    toolbar->setMovable(false);
+    toolbar->addWidget(m_analysis);
+
+    m_planTab = new PlanTab(m_planController, m_tabs);
+    addTab(QStringLiteral("plan"), m_planTab, tr("&Plan"));
+
+    m_planSection = new TensorPlanSection(m_planController);
+    m_tensorsView->detailPanel()->addSection(tr("Plan"), m_planSection);
+    m_errorSection = new TensorErrorSection(m_analysis);
+    m_tensorsView->detailPanel()->addSection(tr("Quantization error"), m_errorSection);
+    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_planSection, &TensorPlanSection::setTensor);
+    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_errorSection,
+            &TensorErrorSection::setTensor);
+
+    connect(m_analysis, &AnalysisPanel::schemeChanged, m_planController, &PlanController::setScheme);
+    // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
+    connect(m_analysis, &AnalysisPanel::analysisCleared, m_planController, &PlanController::publishDecisions);
+    connect(m_analysis, &AnalysisPanel::statusMessage, this,
+            [this](const QString& message, int timeoutMs) { statusBar()->showMessage(message, timeoutMs); });
+    connect(m_planTab, &PlanTab::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    connect(m_planTab, &PlanTab::lintModulesActivated, m_tensorsView, &TensorsView::selectModules);
+    // The Tensors tab's decision checkboxes edit the plan's entries exactly like the Plan tab's.
+    connect(m_tensorsView, &TensorsView::decisionToggleRequested, this, [this](const QString& module) {
+        QString message;
+        m_planController->toggleModule(module, &message);
+        statusBar()->showMessage(message, 8000);
+    });
+    connect(m_planController, &PlanController::planChanged, this, &MainWindow::planChanged);
+    connect(m_planController, &PlanController::editsChanged, this, &MainWindow::planChanged);
+}
+
+void MainWindow::connectSpeedModel()
+{
+    // The Plan tab predicts tok/s from the imported benchmarks; the speed-model panel takes the drafter kind
+    // from the open draft's architecture.
+    connect(m_benchmarksTab, &BenchmarksTab::reportChanged, this,
+            [this] { m_planTab->summaryBar()->setBenchmarks(m_benchmarksTab->report()); });
+    connect(this, &MainWindow::planChanged, this, [this] {
+        const auto plan = m_planController->plan();
+        m_benchmarksTab->speedModelPanel()->setArchitectureKind(
+            plan ? drafterKindOf(plan->architecture.kind) : std::nullopt,
+            plan ? QString::fromStdString(plan->architecture.displayName) : QString());
+    });
+}
+
+const QuantPlan* MainWindow::currentPlan() const
+{
+    return m_planController->exportablePlan();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList paths = m_recent->paths();
+    for (int i = 0; i < paths.size(); ++i) {
+        const QString& path = paths[i];
+        // &1..&9, then &0 for the tenth: every entry gets a mnemonic.
+        const QString text = tr("&%1 %2").arg(QString::number((i + 1) % 10), QDir::toNativeSeparators(path));
+        auto* action = m_recentMenu->addAction(text, this, [this, path] { open(path); });
+        action->setToolTip(path);
+    }
+    if (!paths.isEmpty()) {
+        m_recentMenu->addSeparator();
+    }
+    auto* clear = m_recentMenu->addAction(tr("&Clear List"), m_recent, &RecentFiles::clear);
+    clear->setEnabled(!paths.isEmpty());
+    m_recentMenu->setEnabled(true);
+}
+
+void MainWindow::addTab(const QString& id, QWidget* page, const QString& title)
+{
+    page->setProperty(kTabIdProperty, id);
+    m_tabs->addTab(page, title);
+}
+
+bool MainWindow::showTab(const QString& id)
+{
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (m_tabs->widget(i)->property(kTabIdProperty).toString() == id) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+QStringList MainWindow::tabIds() const
+{
+    QStringList ids;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        ids.append(m_tabs->widget(i)->property(kTabIdProperty).toString());
+    }
+    return ids;
+}
+
+bool MainWindow::isOpenablePath(const QString& path)
+{
+    const QFileInfo info(path);
+    if (info.isDir()) {
+        return true;
+    }
+    return info.isFile() && (path.endsWith(QStringLiteral(".safetensors"), Qt::CaseInsensitive) ||
+                             path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive));
+}
+
+QString MainWindow::dialogDirectory() const
+{
+    if (m_currentPath.isEmpty()) {
+        return QDir::homePath();
+    }
+    const QFileInfo info(m_currentPath);
+    return info.isDir() ? info.absoluteDir().absolutePath() : info.absolutePath();
+}
+
+void MainWindow::openFolder()
+{
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Open Checkpoint Folder"), dialogDirectory());
+    if (!folder.isEmpty()) {
+        open(folder);
+    }
+}
+
+void MainWindow::openFile()
+{
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Open Checkpoint File"), dialogDirectory(),
+        tr("Checkpoints (*.safetensors *.safetensors.index.json);;All files (*)"));
+    if (!file.isEmpty()) {
+        open(file);
+    }
+}
+
+void MainWindow::open(const QString& path)
+{
+    if (path.isEmpty()) {
+        return;
+    }
+    statusBar()->showMessage(tr("Opening %1…").arg(QDir::toNativeSeparators(path)));
+    setBusy(true);
+    m_loader->load(path);
+}
+
+void MainWindow::setBusy(bool busy)
+{
+    m_busy->setVisible(busy);
+}
+
+void MainWindow::onLoaded(const QString& path, const std::shared_ptr<const DocumentSnapshot>& snapshot)
+{
+    setBusy(false);
+    m_currentPath = path;
+    m_document->setSnapshot(snapshot);
+    if (m_options.persistState) {
+        m_recent->add(path);
+    }
+    const QString name = QFileInfo(snapshot->sourcePath).fileName();
+    setWindowTitle(tr("%1 — Sparkulator").arg(name.isEmpty() ? snapshot->sourcePath : name));
+    setWindowFilePath(snapshot->sourcePath);
+    const int count = static_cast<int>(snapshot->rows.size());
+    m_summary->setText(tr("%n tensor(s) · %1 · %2 params · %3", nullptr, count)
+                           .arg(localizedBytes(snapshot->totalBytes), formatCount(snapshot->totalParams),
+                                snapshot->architectureName.isEmpty() ? snapshot->architectureId
+                                                                     : snapshot->architectureName));
+    m_summary->setToolTip(snapshot->folder);
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(snapshot->sourcePath)), 5000);
+    Q_EMIT documentLoaded(path);
+}
+
+void MainWindow::onFailed(const QString& path, const QString& message)
+{
+    setBusy(false);
+    statusBar()->showMessage(tr("Could not open %1").arg(QDir::toNativeSeparators(path)), 5000);
+    if (m_options.showErrorDialogs) {
+        // Window-modal and non-blocking: the open document stays usable behind it, and tests never hang.
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot Open Checkpoint"),
+                                    tr("Sparkulator could not open %1.").arg(QDir::toNativeSeparators(path)),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("openErrorDialog"));
+        box->setInformativeText(message);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    Q_EMIT openFailed(path, message);
+}
+
+QString MainWindow::aboutText()
+{
+    return tr("<h3>Sparkulator %1</h3>"
+              "<p>Inspector and W4A16 quantizer for speculative-decoding draft checkpoints.</p>"
+              "<p>Qt %2 (built with %3)<br>QCustomPlot %4</p>")
+        .arg(QStringLiteral(SPARK_VERSION), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
+             QStringLiteral(SPARK_QCUSTOMPLOT_VERSION));
+}
+
+void MainWindow::showExportDialog()
+{
+    const QuantPlan* plan = currentPlan();
+    const auto snapshot = m_document->snapshot();
+    if (!plan || !snapshot || !snapshot->checkpoint) {
+        statusBar()->showMessage(tr("Nothing to export: open a checkpoint and fix the plan's errors first."),
+                                 8000);
+        return;
+    }
+    // Window-modal and deleted on close: the window stays responsive while the export runs.
+    auto* dialog = new ExportDialog(snapshot->checkpoint, *plan, m_benchmarksTab->currentReport(), this);
+    dialog->setObjectName(QStringLiteral("exportDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    connect(dialog, &ExportDialog::exportFinished, this, [this](const ExportOutcome& outcome) {
+        if (outcome.status == ExportOutcome::Status::Succeeded) {
+            statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(outcome.output)), 8000);
+        }
+    });
+    dialog->show();
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Sparkulator"), aboutText());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (m_options.persistState) {
+        QSettings settings;
+        settings.setValue(settingsKey("geometry"), saveGeometry());
+        settings.setValue(settingsKey("state"), saveState());
+        settings.setValue(settingsKey("tensorsView"), m_tensorsView->saveState());
+    }
+    QMainWindow::closeEvent(event);
+}
+
+namespace {
+
+// The one local path of a drag, or empty when it carries anything else.
+QString droppedPath(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().front().isLocalFile()) {
+        return {};
+    }
+    return mime->urls().front().toLocalFile();
+}
+
+} // namespace
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (isOpenablePath(droppedPath(event->mimeData()))) {
+        event->acceptProposedAction();
+    } else {
+        event->ignore();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = droppedPath(event->mimeData());
+    if (!isOpenablePath(path)) {
+        event->ignore();
+        return;
+    }
+    event->acceptProposedAction();
+    open(path);
+}
+
+} // namespace spark
