@@ -281,7 +281,7 @@ void TestCudaParity::analyzerOnBothBackends()
 {
     const auto checkpoint = Checkpoint::open(dataPath("golden/fixture"));
     AnalyzeOptions options;
-    options.scheme = QuantScheme{4, 128};
+    options.scheme = intSymmetricScheme(4, 128);
     options.chunkBytes = 4096; // several blocks per tensor
     const auto reference = analyzeCheckpoint(checkpoint, options);
     QVERIFY(!reference.empty());

@@ -14,6 +14,7 @@
 #include "views/plan/summarybar.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
@@ -78,6 +79,87 @@ class TestGuiPlan : public QObject
         delete m_document;
     }
 
+    void schemeRulesEditPreviewAndUndo()
+    {
+        // A scheme rule typed in the Plan tab: live match count, the modules follow, one undo step back.
+        PlanTab tab(m_controller);
+        const int index = m_controller->addEntry(EntryKind::Scheme, QStringLiteral("re:.*\\.down_proj$=W8A16"));
+        QCOMPARE(index, 0);
+        m_controller->recomputeNow();
+        const auto plan = m_controller->plan();
+        QVERIFY(plan->errors.empty());
+        int down = 0;
+        for (const auto& m : plan->modules) {
+            if (m.isLinear() && m.name.ends_with("down_proj")) {
+                QCOMPARE(m.scheme, findWeightScheme("W8A16"));
+                ++down;
+            }
+        }
+        QVERIFY(down > 0);
+        PlanEntryListModel rules(m_controller, EntryKind::Scheme);
+        QAbstractItemModelTester tester(&rules);
+        QCOMPARE(rules.rowCount(), 1);
+        QCOMPARE(rules.index(0, PlanEntryListModel::Matches).data().toInt(), down);
+        QCOMPARE(plan->groups.size(), std::size_t{2});
+        QVERIFY(tab.summaryBar()->sizeText().contains(QStringLiteral("W8A16")));
+        m_controller->undoStack()->undo();
+        m_controller->recomputeNow();
+        QCOMPARE(m_controller->plan()->groups.size(), std::size_t{1});
+        // A rule naming no known scheme is an error that blocks export, with the scheme list in the text.
+        m_controller->addEntry(EntryKind::Scheme, QStringLiteral("re:.*=W3A16"));
+        m_controller->recomputeNow();
+        QVERIFY(m_controller->plan()->hasLint("invalid-scheme-rule"));
+        QVERIFY(!m_controller->exportablePlan());
+    }
+
+    void defaultSchemeFromThePlanTab()
+    {
+        PlanTab tab(m_controller);
+        auto* box = tab.defaultSchemeBox();
+        QVERIFY(box->findData(QStringLiteral("W8A16:channel")) >= 0);
+        QCOMPARE(box->findData(QStringLiteral("NVFP4A16")), -1); // not a --bits/--group default
+        m_controller->setDefaultScheme(QStringLiteral("W8A16:channel"));
+        m_controller->recomputeNow();
+        QCOMPARE(m_controller->plan()->defaultScheme, findWeightScheme("W8A16:channel"));
+        QCOMPARE(box->currentData().toString(), QStringLiteral("W8A16:channel"));
+        m_controller->undoStack()->undo();
+        m_controller->recomputeNow();
+        QCOMPARE(m_controller->plan()->defaultScheme, findWeightScheme("W4A16"));
+    }
+
+    void moduleSchemeChooserMovesTheFusedSet()
+    {
+        const QString fused = fusedQuantizedModule();
+        QVERIFY(!fused.isEmpty());
+        QString message;
+        QVERIFY2(m_controller->setModuleScheme(fused, QStringLiteral("NVFP4A16"), &message), qPrintable(message));
+        QVERIFY(message.contains(QStringLiteral("partners")));
+        m_controller->recomputeNow();
+        const auto* chosen = module(fused);
+        QCOMPARE(chosen->scheme, findWeightScheme("NVFP4A16"));
+        for (const auto& m : m_controller->plan()->modules) {
+            if (m.vllmName == chosen->vllmName) {
+                QCOMPARE(m.scheme, chosen->scheme);
+            }
+        }
+        // Choosing again replaces the module's rule instead of piling rules up; BF16 keeps it.
+        QVERIFY(m_controller->setModuleScheme(fused, QStringLiteral("BF16"), &message));
+        m_controller->recomputeNow();
+        QCOMPARE(module(fused)->decision, PlanDecision::Keep);
+        QCOMPARE(m_controller->edits().schemes.size(), 1);
+        // DSpark q/k/v are read raw by vLLM: the chooser refuses and says why, and nothing changes.
+        const auto before = m_controller->edits();
+        for (const auto& m : m_controller->plan()->modules) {
+            if (m.readsRawWeight && m.isLinear()) {
+                QVERIFY(!m_controller->setModuleScheme(QString::fromStdString(m.name), QStringLiteral("W8A16"),
+                                                        &message));
+                QVERIFY(message.contains(QStringLiteral("cannot take")));
+                break;
+            }
+        }
+        QVERIFY(m_controller->edits() == before);
+    }
+
     void copiedCommandReproducesThePlan()
     {
         // Edits of every kind: a toggled fused module, a user regex entry (draft layer 4 is vLLM's layer
@@ -86,7 +168,7 @@ class TestGuiPlan : public QObject
         QVERIFY2(m_controller->toggleModule(fusedQuantizedModule(), &message), qPrintable(message));
         m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:.*layers\\.82\\.mlp\\.down_proj$"));
         m_controller->setTargetLayers(78);
-        m_controller->setScheme({8, -1});
+        m_controller->setDefaultScheme(QStringLiteral("W8A16:channel"));
         m_controller->recomputeNow();
         const auto plan = m_controller->plan();
         QVERIFY(plan->errors.empty());

@@ -33,4 +33,25 @@ std::unique_ptr<QuantBackend> backendFrom(const Args& args)
     return backend;
 }
 
+void checkBackendServes(const Args& args, const QuantBackend& backend, const std::vector<const WeightScheme*>& schemes)
+{
+    if (backend.kind() != Backend::Cuda) {
+        return;
+    }
+    std::string lacking;
+    for (const auto* s : schemes) {
+        if (s->quantizes() && !s->cuda && lacking.find(std::string(s->name)) == std::string::npos) {
+            lacking += (lacking.empty() ? "" : ", ") + std::string(s->name);
+        }
+    }
+    if (lacking.empty()) {
+        return;
+    }
+    if (args.value("backend", "auto") == "cuda") {
+        throw UsageError("the CUDA backend does not serve " + lacking +
+                         " (it serves the W4A16/W8A16 integer schemes): use --backend cpu or auto");
+    }
+    std::cerr << "sparkulator-cli: " << lacking << " runs on the CPU (the CUDA backend serves W4A16/W8A16)\n";
+}
+
 } // namespace spark::cli

@@ -1,9 +1,14 @@
-// `analyze PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--backend auto|cpu|cuda] [--json]`: what
-// RTN would cost in accuracy for every eligible weight, without writing anything.
+// `analyze PATH [--scheme SCHEME | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=SCHEME]... [plan options]
+// [--threads N] [--backend auto|cpu|cuda] [--json]`: what a data-free scheme would cost in accuracy for every
+// eligible weight, without writing anything. Rules ENTRY=SCHEME measure each module under the scheme the plan
+// gives it; NVFP4 fused sets share their global scale as in an export.
 #include "args.h"
 #include "backendargs.h"
 #include "command.h"
+#include "core/io/checkpoint.h"
+#include "core/plan/quantplan.h"
 #include "core/quant/analyzer.h"
+#include "planargs.h"
 #include "format.h"
 #include "progressbar.h"
 
@@ -42,12 +47,15 @@ nlohmann::ordered_json statsJson(const TensorAnalysis& a)
     nlohmann::ordered_json t;
     t["name"] = a.name;
     t["dtype"] = dtypeName(a.dtype);
+    t["scheme"] = a.scheme ? a.scheme->name : "";
     t["shape"] = a.shape;
     t["rel_err"] = optionalNumber(s.relErr);
     t["max_abs_err"] = optionalNumber(s.maxAbsErr);
     t["p95_abs_err"] = optionalNumber(s.p95AbsErr);
     t["snr_db"] = optionalNumber(s.snrDb);
     t["rel_err_exact_qs"] = optionalNumber(s.relErrExactQs);
+    t["sq_norm"] = s.sqNorm;
+    t["sq_err"] = optionalNumber(s.sqErr);
     t["dequant_nonfinite"] = s.dequantNonFinite;
     t["mean_abs_err"] = optionalNumber(s.meanAbsErr);
     t["mean_abs_w"] = s.meanAbsW;
@@ -65,19 +73,50 @@ nlohmann::ordered_json statsJson(const TensorAnalysis& a)
 
 int runAnalyze(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames{"bits", "group", "threads"};
+    std::vector<std::string> optionNames = planOptionNames();
+    optionNames.push_back("threads");
     optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
     const Args args(argv, {"json"}, optionNames);
     args.expectPositional(1);
+    // --scheme NAME measures everything under NAME; --scheme ENTRY=SCHEME rules go to the plan.
+    auto planOptions = planOptionsFrom(args);
     AnalyzeOptions options;
-    options.scheme.bits = static_cast<int>(args.integer("bits", 4, 4, 8));
-    options.scheme.groupSize = static_cast<int>(args.integer("group", 128, -1, 128));
-    options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 4096));
-    if (!options.scheme.isValid()) {
-        throw UsageError("--bits must be 4 or 8 and --group 32, 64, 128 or -1");
+    options.scheme = intSymmetricScheme(planOptions.bits, planOptions.groupSize);
+    std::vector<std::string> rules;
+    for (const auto& value : planOptions.schemes) {
+        if (value.find('=') != std::string::npos) {
+            rules.push_back(value);
+        } else if (const auto* scheme = findWeightScheme(value); scheme && scheme->quantizes()) {
+            options.scheme = scheme;
+        } else {
+            throw UsageError("--scheme '" + value + "': not a scheme to measure (one of " + weightSchemeNames() +
+                             " except BF16) nor ENTRY=SCHEME");
+        }
     }
+    planOptions.schemes = rules;
+    options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 4096));
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
+    std::vector<TensorInfo> infos;
+    for (const auto& t : checkpoint.tensors()) {
+        infos.push_back(t.info);
+    }
+    const auto plan = makePlan(checkpoint.config(), infos, planOptions);
+    if (!rules.empty() && !plan.errors.empty()) {
+        throw UsageError("plan error: " + plan.errors.front());
+    }
+    std::vector<const WeightScheme*> schemes{options.scheme};
+    for (const auto& m : plan.modules) {
+        if (m.weightTensor.empty()) {
+            continue;
+        }
+        options.fusedSetOf[m.weightTensor] = m.vllmName;
+        if (!rules.empty() && m.decision == PlanDecision::Quantize) {
+            options.tensorSchemes[m.weightTensor] = m.scheme;
+            schemes.push_back(m.scheme);
+        }
+    }
     const auto backend = backendFrom(args);
+    checkBackendServes(args, *backend, schemes);
     options.backend = backend.get();
     const auto results = analyzeCheckpoint(checkpoint, options, stderrProgress("analyze"));
 
@@ -91,9 +130,11 @@ int runAnalyze(const std::vector<std::string>& argv)
         nlohmann::ordered_json out;
         out["path"] = checkpoint.folder().string();
         out["backend"] = backendName(backend->kind());
-        out["scheme"] = {{"bits", options.scheme.bits},
-                         {"group_size", options.scheme.groupSize},
-                         {"symmetric", true},
+        out["scheme"] = {{"name", options.scheme->name},
+                         {"bits", options.scheme->bits},
+                         {"group_size", options.scheme->groupSize},
+                         {"symmetric", options.scheme->family != SchemeFamily::IntAsymmetric},
+                         {"format", options.scheme->format},
                          {"mode", "ct-compat"}};
         out["tensors"] = nlohmann::json::array();
         for (const auto& a : results) {
@@ -109,12 +150,13 @@ int runAnalyze(const std::vector<std::string>& argv)
         }
         std::cout << out.dump(2) << "\n";
     } else {
-        std::cout << "scheme: " << options.scheme.label() << " symmetric (compressed-tensors RTN)\n\n";
-        Table table({"name", "shape", "rel_err", "max_abs_err", "p95_abs_err", "snr_db"});
+        std::cout << "scheme: " << options.scheme->name << ": " << options.scheme->summary
+                  << (rules.empty() ? "" : "; modules the rules assign are measured under their scheme") << "\n\n";
+        Table table({"name", "shape", "scheme", "rel_err", "max_abs_err", "p95_abs_err", "snr_db"});
         for (const auto& a : results) {
             if (!a.stats) {
-                table.add(
-                    {a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), "error", "", "", ""});
+                table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(),
+                           std::string(a.scheme->name), "error", "", "", ""});
                 continue;
             }
             const auto& s = *a.stats;
@@ -122,7 +164,7 @@ int runAnalyze(const std::vector<std::string>& argv)
             if (!s.relErr && s.dequantNonFinite > 0) {
                 rel = "inf (" + std::to_string(s.dequantNonFinite) + " non-finite)";
             }
-            table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), rel,
+            table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), std::string(a.scheme->name), rel,
                        optionalText(s.maxAbsErr, 3, true), optionalText(s.p95AbsErr, 3, true),
                        optionalText(s.snrDb, 2)});
         }

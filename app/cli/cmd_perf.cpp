@@ -1,13 +1,16 @@
-// `perf [--size GIB] [--threads N] [--backend auto|cpu|cuda]`: throughput of the quantization engine on
+// `perf [--size GIB] [--threads N] [--scheme S|all]... [--backend auto|cpu|cuda]`: throughput of the quantization engine on
 // a generated bf16 workload, next to what this machine can read from memory and from a warm file, so the
 // ratios show how close the kernels come to the memory bound. With CUDA it also prints the kernel's
 // device-side GB/s against the device's own copy bandwidth (cudaMemcpy device-to-device).
 #include "args.h"
 #include "backendargs.h"
+#include "core/quant/schemecodec.h"
 #include "command.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/rtnkernels.h"
+#include "core/quant/schemecodec.h"
+#include "core/quant/schemesweep.h"
 #include "core/util/parallel.h"
 #include "format.h"
 
@@ -129,7 +132,7 @@ std::string ratioLine(const char* name, double gbps, double memory, double file)
 
 int runPerf(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames{"size", "threads"};
+    std::vector<std::string> optionNames{"size", "threads", "scheme"};
     optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
     const Args args(argv, {}, optionNames);
     args.expectPositional(0, 0);
@@ -169,6 +172,25 @@ int runPerf(const std::vector<std::string>& argv)
                                        }));
     std::cout << ratioLine(cuda ? "analyze (cuda, end to end)" : "analyze", analyze, memory, file) << "\n";
 
+    // The sensitivity sweep: every product scheme on each row while it is in cache (issue 13's budget is
+    // at most 3x one analyze for all of them).
+    std::vector<const WeightScheme*> sweepSchemes;
+    std::vector<SchemeContext> sweepContexts;
+    const float absmax = weightAbsmax(weights);
+    for (const auto& s : weightSchemes()) {
+        if (s.product && s.quantizes()) {
+            sweepSchemes.push_back(&s);
+            sweepContexts.push_back(s.codec()->contextForAbsmax(DType::BF16, absmax));
+        }
+    }
+    const double sweep = gbPerSecond(bytes, bestSeconds([&] {
+                                         SchemeSweepAccumulator acc(sweepSchemes, sweepContexts, rows, kCols);
+                                         acc.addRows(weights, threads);
+                                         sink = sink + static_cast<std::uint64_t>(acc.sqNorm());
+                                     }));
+    std::cout << ratioLine("sweep", sweep, memory, file) << ", " << sweepSchemes.size() << " schemes per pass = "
+              << formatFixed(analyze / sweep, 2) << "x the time of one analyze\n";
+
     std::vector<std::byte> scales(rows * scheme.groupsPerRow(kCols) * 2);
     std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(kCols));
     const double quantize = gbPerSecond(
@@ -177,6 +199,30 @@ int runPerf(const std::vector<std::string>& argv)
     std::cout << ratioLine(cuda ? "quantize+pack (cuda, end to end)" : "quantize+pack", quantize, memory,
                            file)
               << "\n";
+    // Every other scheme through its codec (what export runs), against W4A16 in the same run.
+    std::vector<const WeightScheme*> others;
+    for (const auto& name : args.values("scheme")) {
+        if (name == "all") {
+            for (const auto& s : weightSchemes()) {
+                if (s.product && s.quantizes()) {
+                    others.push_back(&s);
+                }
+            }
+        } else if (const auto* s = findWeightScheme(name); s && s->quantizes()) {
+            others.push_back(s);
+        } else {
+            throw UsageError("--scheme '" + name + "': one of " + weightSchemeNames() + " (not BF16), or all");
+        }
+    }
+    for (const auto* s : others) {
+        const auto& codec = *s->codec();
+        const auto context = codec.contextForAbsmax(DType::BF16, weightAbsmax(weights));
+        std::vector<std::vector<std::byte>> parts;
+        const double gbps = gbPerSecond(
+            bytes, bestSeconds([&] { codec.encode(weights, context, parts, s->cuda ? *backend : cpuBackend(), threads); }));
+        std::cout << "quantize+pack " << s->name << ": " << formatFixed(gbps, 2) << " GB/s ("
+                  << formatFixed(gbps / quantize, 2) << " of W4A16)\n";
+    }
     if (cuda) {
         const auto device = cudaKernelBenchmark(weights, scheme, kRepeats);
         std::cout << "cuda kernel quantize+pack: " << formatFixed(device.kernelInputGBs, 1)

@@ -1,6 +1,7 @@
 // `plan PATH [plan options] [--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS]
 // [--json]`: what would be quantized, why, what lint says, and what it saves. Headers only.
 #include "args.h"
+#include "budgetplan.h"
 #include "command.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/lintrules.h"
@@ -245,7 +246,10 @@ int runPlan(const std::vector<std::string>& argv)
 {
     auto optionNames = planOptionNames();
     optionNames.insert(optionNames.end(), {"drafter-ms", "bandwidth-gbps", "device", "cycle-ms"});
-    const Args args(argv, {"json"}, optionNames);
+    optionNames.insert(optionNames.end(), budgetOptionNames().begin(), budgetOptionNames().end());
+    std::vector<std::string> flagNames{"json"};
+    flagNames.insert(flagNames.end(), budgetFlagNames().begin(), budgetFlagNames().end());
+    const Args args(argv, flagNames, optionNames);
     args.expectPositional(1);
     const auto options = planOptionsFrom(args);
     const auto timing = timingInputsFrom(args);
@@ -255,13 +259,26 @@ int runPlan(const std::vector<std::string>& argv)
     for (const auto& t : checkpoint.tensors()) {
         infos.push_back(t.info);
     }
-    const auto plan = makePlan(checkpoint.config(), infos, options);
+    auto plan = makePlan(checkpoint.config(), infos, options);
+    // With a budget the allocator picks a scheme per unit and its plan replaces the seed recipe's.
+    std::optional<BudgetOutcome> budget;
+    if (budgetRequested(args) && plan.errors.empty()) {
+        budget = planWithBudget(checkpoint, infos, options, plan, timing, args);
+        plan = budget->plan;
+    }
     const auto prediction = predictTiming(plan.sizes, timing);
     const auto path = checkpoint.folder().string();
     if (args.flag("json")) {
-        std::cout << toJson(plan, prediction, path).dump(2) << "\n";
+        auto out = toJson(plan, prediction, path);
+        if (budget) {
+            out["allocation"] = budget->json;
+        }
+        std::cout << out.dump(2) << "\n";
     } else {
         printText(plan, prediction, path);
+        if (budget) {
+            std::cout << budget->text;
+        }
     }
     for (const auto& e : plan.errors) {
         std::cerr << "sparkulator-cli plan: error: " << e << "\n";

@@ -43,6 +43,7 @@ int runQuantize(const std::vector<std::string>& argv)
     }
 
     const auto backend = backendFrom(args);
+    checkBackendServes(args, *backend, plan.schemesUsed());
     ExportOptions options;
     options.backend = backend.get();
     options.output = *out;

@@ -5,6 +5,8 @@ namespace spark::cli {
 // Entry points, one per cmd_*.cpp.
 int runAnalyze(const std::vector<std::string>& args);
 int runCard(const std::vector<std::string>& args);
+int runCheck(const std::vector<std::string>& args);
+int runCompare(const std::vector<std::string>& args);
 int runDemo(const std::vector<std::string>& args);
 int runInspect(const std::vector<std::string>& args);
 int runMatch(const std::vector<std::string>& args);
@@ -12,6 +14,7 @@ int runPerf(const std::vector<std::string>& args);
 int runPlan(const std::vector<std::string>& args);
 int runQuantize(const std::vector<std::string>& args);
 int runReport(const std::vector<std::string>& args);
+int runSweep(const std::vector<std::string>& args);
 int runVerify(const std::vector<std::string>& args);
 
 // Listed in the order of the workflow: open, measure, decide, export, check, document, benchmark.
@@ -27,10 +30,14 @@ const std::vector<Command>& commands()
          "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory "
          "SIZE] [--json]",
          runAnalyze},
+        {"sweep", "rel_err and bytes of every decision unit under every legal candidate scheme, in one pass",
+         "PATH [plan options] [--candidates S,S,...] [--device gb10|h200] [--threads N] [--json]", runSweep},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
          "PATH [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] [--group G] "
          "[--tp N] "
-         "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json]",
+         "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json] "
+         "[--budget SIZE|preset | --budget-file SIZE|preset | --budget-ms MS] [--candidates S,S,...] "
+         "[--alpha ENTRY=X]... [--compare-preset] [--threads N]",
          runPlan},
         {"match", "match one quantization entry against names with vLLM's semantics", "ENTRY NAME...",
          runMatch},
@@ -46,6 +53,11 @@ const std::vector<Command>& commands()
         {"verify", "check an exported checkpoint against its source, bit for bit",
          "SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]",
          runVerify},
+        {"check", "audit any compressed-tensors checkpoint against the rules vLLM loads it by (no source needed)",
+         "PATH [--vllm-version V] [--target-layers N] [--modules] [--json]", runCheck},
+        {"compare", "a source against any quantized output of it: scheme, bytes, error and bit-exactness per module",
+         "SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]",
+         runCompare},
         {"card", "write the model card (README.md) of a planned export",
          "PATH [--out FILE] [plan options as for quantize] [--target-model M] [--target-precision P] "
          "[--license L] "
@@ -60,7 +72,7 @@ const std::vector<Command>& commands()
          "[--drafter-ms MS [--drafter-kind chain|block] [--saving-ms MS | --plan DRAFT_PATH [plan options]] "
          "[--quantized-arm ARM]]",
          runReport},
-        {"perf", "measure analyze and quantize+pack throughput against memory and file bandwidth",
+        {"perf", "measure analyze, sweep and quantize+pack throughput against memory and file bandwidth",
          "[--size GIB] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]", runPerf},
     };
     return all;

@@ -29,11 +29,13 @@ const WeightScheme* schemeOfGroup(const nlohmann::json& group)
             continue;
         }
         const auto expected = s.inputActivationsConfig();
+        // Compared as JSON values: value("dynamic", false) would throw on a hostile non-boolean field.
         const bool activationsMatch =
             expected.is_null() ? activations.is_null()
-                               : activations.is_object() && activations.value("dynamic", false) &&
-                                     activations.value("strategy", "") == expected["strategy"] &&
-                                     activations.value("type", "") == expected["type"];
+                               : activations.is_object() && activations.contains("dynamic") &&
+                                     activations["dynamic"] == true && activations.contains("strategy") &&
+                                     activations["strategy"] == expected["strategy"] &&
+                                     activations.contains("type") && activations["type"] == expected["type"];
         if (activationsMatch) {
             return &s;
         }
@@ -49,7 +51,7 @@ ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
         return read;
     }
     const auto& qc = config["quantization_config"];
-    if (qc.value("quant_method", "") != "compressed-tensors") {
+    if (!qc.contains("quant_method") || qc["quant_method"] != "compressed-tensors") {
         read.problems.push_back("quant_method is not compressed-tensors");
     }
     read.format = qc.contains("format") && qc["format"].is_string() ? qc["format"].get<std::string>() : "";

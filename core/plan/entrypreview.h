@@ -29,7 +29,7 @@ struct EntryMatch
 /// @brief What one entry does to a draft, shown before export: the modules it matches and what looks wrong.
 struct EntryPreview
 {
-    std::string entry;
+    std::string entry; ///< as written ("re:.*\\.fc$"; a scheme rule whole: "re:.*\\.fc$=W8A16")
     EntryKind kind = EntryKind::Ignore;
     std::string source; ///< "preset glm-dspark", "--ignore", "--target", "--scheme"
     std::string scheme; ///< the scheme a Scheme entry assigns ("W8A16"); empty otherwise

@@ -116,6 +116,7 @@ std::vector<SchemeRule> compileSchemeRules(const std::vector<std::string>& prese
             }
             SchemeRule rule{MatchEntry(text.substr(0, equals)), scheme, source};
             auto preview = previewEntry(rule.entry, EntryKind::Scheme, source, described);
+            preview.entry = text; // the whole rule, as the user wrote it
             preview.scheme = std::string(scheme->name);
             if (!preview.valid) {
                 lint.add("invalid-entry", LintSeverity::Error, {text}, preview.error, "");

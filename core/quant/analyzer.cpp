@@ -3,63 +3,118 @@
 #include "core/io/ioerror.h"
 #include "core/quant/quanterror.h"
 
+#include "core/quant/schemecodec.h"
+
 #include <algorithm>
 
 namespace spark {
 
-bool isAnalyzable(const TensorInfo& tensor, const QuantScheme& scheme)
-{
-    const std::string_view name = tensor.name;
-    return tensor.shape.size() == 2 && name.ends_with(".weight") && isQuantizableFloat(tensor.dtype) &&
-           tensor.shape[0] > 0 && scheme.dividesColumns(static_cast<std::size_t>(tensor.shape[1]));
-}
+namespace {
 
-TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& tensor,
-                               const AnalyzeOptions& options, std::vector<std::byte>& buffer,
-                               const ProgressFn& progress)
+/// Calls @p body with consecutive row blocks of @p tensor read into @p buffer.
+template <typename Body>
+void forEachBlock(const SafetensorsFile& file, const TensorInfo& tensor, std::size_t chunkBytes,
+                  std::vector<std::byte>& buffer, Body&& body)
 {
     const auto rows = tensor.shape[0];
     const auto cols = static_cast<std::size_t>(tensor.shape[1]);
     const std::size_t rowBytes = cols * (tensor.dtype == DType::F32 ? 4 : 2);
-    const std::size_t blockRows = std::max<std::size_t>(1, options.chunkBytes / rowBytes);
-    ErrorStatsAccumulator acc(options.scheme, rows, cols);
+    const std::size_t blockRows = std::max<std::size_t>(1, chunkBytes / rowBytes);
     for (std::uint64_t first = 0; first < rows; first += blockRows) {
         const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(blockRows, rows - first));
         if (buffer.size() < count * rowBytes) {
             buffer.resize(count * rowBytes);
         }
         file.read(tensor, first * rowBytes, std::span(buffer.data(), count * rowBytes));
-        WeightRows block{tensor.dtype, buffer.data(), count, cols, first, tensor.name};
+        body(WeightRows{tensor.dtype, buffer.data(), count, cols, first, tensor.name}, (first + count) * rowBytes);
+    }
+}
+
+} // namespace
+
+bool isAnalyzable(const TensorInfo& tensor, const WeightScheme& scheme)
+{
+    const std::string_view name = tensor.name;
+    return scheme.quantizes() && tensor.shape.size() == 2 && name.ends_with(".weight") &&
+           isQuantizableFloat(tensor.dtype) && tensor.shape[0] > 0 && tensor.shape[1] > 0 &&
+           (scheme.groupSize < 0 || tensor.shape[1] % static_cast<std::uint64_t>(scheme.groupSize) == 0);
+}
+
+const WeightScheme& analyzedScheme(const AnalyzeOptions& options, const std::string& tensor)
+{
+    const auto it = options.tensorSchemes.find(tensor);
+    return it != options.tensorSchemes.end() ? *it->second : *options.scheme;
+}
+
+float tensorAbsmax(const SafetensorsFile& file, const TensorInfo& tensor, std::size_t chunkBytes,
+                   std::vector<std::byte>& buffer)
+{
+    float best = 0;
+    forEachBlock(file, tensor, chunkBytes, buffer,
+                 [&](const WeightRows& rows, std::uint64_t) { best = std::max(best, weightAbsmax(rows)); });
+    return best;
+}
+
+TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& tensor,
+                               const AnalyzeOptions& options, std::vector<std::byte>& buffer,
+                               const ProgressFn& progress, const std::optional<SchemeContext>& context)
+{
+    const auto& scheme = analyzedScheme(options, tensor.name);
+    SchemeContext ctx = context.value_or(SchemeContext{});
+    if (!context && scheme.quantizes() && scheme.codec()->usesGlobalScale()) {
+        ctx = scheme.codec()->contextForAbsmax(tensor.dtype, tensorAbsmax(file, tensor, options.chunkBytes, buffer));
+    }
+    ErrorStatsAccumulator acc(scheme, tensor.shape[0], tensor.shape[1], ctx);
+    forEachBlock(file, tensor, options.chunkBytes, buffer, [&](const WeightRows& block, std::uint64_t done) {
         acc.addRows(block, options.threads, options.backend);
-        if (!reportProgress(progress, (first + count) * rowBytes, tensor.byteSize())) {
+        if (!reportProgress(progress, done, tensor.byteSize())) {
             throw IoError(IoErrorKind::Cancelled, file.path().string(), "cancelled", tensor.name);
         }
-    }
+    });
     return acc.result();
 }
 
 std::vector<TensorAnalysis> analyzeCheckpoint(const Checkpoint& checkpoint, const AnalyzeOptions& options,
                                               const ProgressFn& progress)
 {
-    options.scheme.validate();
     std::uint64_t total = 0;
     for (const auto& t : checkpoint.tensors()) {
-        total += isAnalyzable(t.info, options.scheme) ? t.info.byteSize() : 0;
+        total += isAnalyzable(t.info, analyzedScheme(options, t.info.name)) ? t.info.byteSize() : 0;
     }
     std::vector<TensorAnalysis> out;
     std::vector<std::byte> buffer;
+    // NVFP4 fused sets: the absmax over every member first (one extra read of those weights only).
+    std::map<std::string, float> setAbsmax;
+    for (const auto& t : checkpoint.tensors()) {
+        const auto& scheme = analyzedScheme(options, t.info.name);
+        const auto set = options.fusedSetOf.find(t.info.name);
+        if (set != options.fusedSetOf.end() && isAnalyzable(t.info, scheme) && scheme.codec()->usesGlobalScale()) {
+            try {
+                setAbsmax[set->second] = std::max(setAbsmax[set->second],
+                                                  tensorAbsmax(checkpoint.fileOf(t), t.info, options.chunkBytes, buffer));
+            } catch (const QuantError&) {
+                // The member's own analysis reports its NaN/Inf below.
+            }
+        }
+    }
     std::uint64_t done = 0;
     for (const auto& t : checkpoint.tensors()) {
-        if (!isAnalyzable(t.info, options.scheme)) {
+        const auto& scheme = analyzedScheme(options, t.info.name);
+        if (!isAnalyzable(t.info, scheme)) {
             continue;
         }
-        TensorAnalysis a{t.info.name, checkpoint.fileNameOf(t), t.info.dtype, t.info.shape, std::nullopt, {}};
+        TensorAnalysis a{t.info.name, checkpoint.fileNameOf(t), t.info.dtype, t.info.shape, &scheme, std::nullopt, {}};
         const auto base = done;
         const ProgressFn tensorProgress = [&](std::uint64_t bytes, std::uint64_t) {
             return reportProgress(progress, base + bytes, total);
         };
+        std::optional<SchemeContext> context;
+        if (const auto set = options.fusedSetOf.find(t.info.name);
+            set != options.fusedSetOf.end() && setAbsmax.count(set->second)) {
+            context = scheme.codec()->contextForAbsmax(t.info.dtype, setAbsmax[set->second]);
+        }
         try {
-            a.stats = analyzeTensor(checkpoint.fileOf(t), t.info, options, buffer, tensorProgress);
+            a.stats = analyzeTensor(checkpoint.fileOf(t), t.info, options, buffer, tensorProgress, context);
         } catch (const QuantError& e) {
             a.error = checkpoint.fileOf(t).path().string() + ": " + e.what();
         }

@@ -4,6 +4,7 @@
 #include "core/progress.h"
 #include "core/quant/errorstats.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +14,13 @@ namespace spark {
 /// @brief Options of analyzeCheckpoint().
 struct AnalyzeOptions
 {
-    QuantScheme scheme;
+    /// The scheme every tensor is measured under, unless @ref tensorSchemes names another for it.
+    const WeightScheme* scheme = intSymmetricScheme(4, 128);
+    /// Per-tensor schemes (a plan's scheme per module); BF16 entries are skipped.
+    std::map<std::string, const WeightScheme*> tensorSchemes;
+    /// NVFP4's global scale comes from the absmax over a fused set: tensors with the same key here share
+    /// one (a plan's vLLM unit name); a tensor without a key is its own set.
+    std::map<std::string, std::string> fusedSetOf;
     unsigned threads = 0;                           ///< 0 = every core
     std::size_t chunkBytes = std::size_t{32} << 20; ///< rows are read in blocks of about this size
     const QuantBackend* backend = nullptr;          ///< where the statistics are computed; nullptr: the CPU
@@ -26,20 +33,28 @@ struct TensorAnalysis
     std::string file; ///< shard file name
     DType dtype = DType::BF16;
     std::vector<std::uint64_t> shape;
+    const WeightScheme* scheme = nullptr; ///< the scheme it was measured under
     std::optional<TensorErrorStats> stats;
     std::string error; ///< one line; empty when stats is set
 };
 
 /// @brief True for the weights analyze measures until the plan layer decides what gets quantized:
-/// 2-D `*.weight` in BF16/F16/F32 whose columns divide by the group.
-bool isAnalyzable(const TensorInfo& tensor, const QuantScheme& scheme);
+/// 2-D `*.weight` in BF16/F16/F32 whose columns divide by the scheme's group (never for BF16).
+bool isAnalyzable(const TensorInfo& tensor, const WeightScheme& scheme);
+/// @brief The scheme @p options measure @p tensor under.
+const WeightScheme& analyzedScheme(const AnalyzeOptions& options, const std::string& tensor);
 
 /// @brief Error statistics of one tensor, read with pread in row blocks into @p buffer (reused across
 /// calls, grown when needed), so memory stays bounded whatever the tensor size. @p progress gets
-/// bytes of this tensor. Throws QuantError (NaN/Inf), IoError (read failure, or Cancelled).
+/// bytes of this tensor. @p context is NVFP4's global scale (default: from this tensor's own absmax, one
+/// more read). Throws QuantError (NaN/Inf), IoError (read failure, or Cancelled).
 TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& tensor,
                                const AnalyzeOptions& options, std::vector<std::byte>& buffer,
-                               const ProgressFn& progress = {});
+                               const ProgressFn& progress = {},
+                               const std::optional<SchemeContext>& context = std::nullopt);
+/// @brief max |w| of @p tensor, read in blocks into @p buffer (NVFP4's global scale).
+float tensorAbsmax(const SafetensorsFile& file, const TensorInfo& tensor, std::size_t chunkBytes,
+                   std::vector<std::byte>& buffer);
 
 /// @brief analyzeTensor() for every isAnalyzable() tensor, in name order. A NaN/Inf weight becomes an
 /// entry with @ref TensorAnalysis::error and the others go on; read errors and cancel (progress

@@ -106,6 +106,10 @@ TensorErrorStats ErrorStatsAccumulator::result() const
     s.dequantNonFinite = m_totals.dequantNonFinite;
     const double n = static_cast<double>(m_rows * m_cols);
     s.meanAbsW = n > 0 ? m_totals.sumAbsW / n : 0.0;
+    s.sqNorm = m_totals.sumW2;
+    if (m_totals.dequantNonFinite == 0) {
+        s.sqErr = m_totals.sumErr2;
+    }
     const double normW = std::sqrt(m_totals.sumW2);
     if (normW > 0) {
         s.relErrExactQs = std::sqrt(m_totals.sumErr2Exact) / normW;

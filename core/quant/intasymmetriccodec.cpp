@@ -12,38 +12,8 @@ constexpr int kQMin = -8;
 constexpr int kQMax = 7;
 constexpr std::size_t kRowsPerZeroWord = 8; // 4-bit zero points, 8 rows per int32 word
 
-/// Scale and zero point of one group, exactly as CT's calculate_qparams computes them.
-struct GroupParams
-{
-    float scale = 0;
-    int zeroPoint = 0;
-    bool eps = false;
-};
-
-GroupParams groupParams(DType dt, const float* w, std::size_t width)
-{
-    float mn = 0.0f; // min(min_g, 0), max(max_g, 0): zero is always representable
-    float mx = 0.0f;
-    for (std::size_t k = 0; k < width; ++k) {
-        mn = std::min(mn, w[k]);
-        mx = std::max(mx, w[k]);
-    }
-    GroupParams p;
-    // The difference is rounded to the dtype before the division.
-    p.scale = rtn::roundToDType(dt, rtn::roundToDType(dt, mx - mn) / 15.0f);
-    // 0/0 is NaN for an all-zero group; the clamp keeps NaN and int8(NaN) is 0 on the CPU (spec: zp 0).
-    float zf = rtn::roundToDType(dt, static_cast<float>(kQMin) - rtn::roundToDType(dt, mn / p.scale));
-    zf = std::clamp(zf, static_cast<float>(kQMin), static_cast<float>(kQMax));
-    if (p.scale == 0.0f) { // after the zero point, as CT does
-        p.scale = rtn::scaleEps(dt);
-        p.eps = true;
-    }
-    p.zeroPoint = std::isnan(zf) ? 0 : static_cast<int>(std::nearbyint(std::clamp(zf, -128.0f, 127.0f)));
-    return p;
-}
-
 /// x = rnd(rnd(w / s) + zp) in the dtype, then q = clamp(rint(x), -8, 7).
-int quantizeAsym(DType dt, float w, const GroupParams& p)
+int quantizeAsym(DType dt, float w, const codec::AsymGroupParams& p)
 {
     const float x = rtn::roundToDType(dt, rtn::roundToDType(dt, w / p.scale) + static_cast<float>(p.zeroPoint));
     return static_cast<int>(std::nearbyint(std::clamp(x, static_cast<float>(kQMin), static_cast<float>(kQMax))));
@@ -92,7 +62,7 @@ class IntAsymmetricCodec final : public SchemeCodec
                     codec::loadRow(rows, r, w.data());
                     for (std::size_t g = 0; g < groups; ++g) {
                         const std::size_t g0 = g * static_cast<std::size_t>(m_group);
-                        const auto p = groupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
+                        const auto p = codec::asymGroupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
                         rtn::storeScale(rows.dtype, p.scale, parts[1].data() + (r * groups + g) * eb);
                         zeroWords[g] |= static_cast<std::uint32_t>(p.zeroPoint + 8) << (4 * t);
                         for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
@@ -137,7 +107,7 @@ class IntAsymmetricCodec final : public SchemeCodec
         codec::loadRow(rows, r, w.data());
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += static_cast<std::size_t>(m_group)) {
-            const auto p = groupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
+            const auto p = codec::asymGroupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
             epsGroups += p.eps;
             for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
                 const int q = quantizeAsym(rows.dtype, w[k], p);
@@ -156,6 +126,37 @@ class IntAsymmetricCodec final : public SchemeCodec
 };
 
 } // namespace
+
+namespace codec {
+
+AsymGroupParams asymGroupParams(DType dt, const float* w, std::size_t width)
+{
+    float mn = 0.0f; // min(min_g, 0), max(max_g, 0): zero is always representable
+    float mx = 0.0f;
+    for (std::size_t k = 0; k < width; ++k) {
+        mn = std::min(mn, w[k]);
+        mx = std::max(mx, w[k]);
+    }
+    return asymGroupParams(dt, mn, mx);
+}
+
+AsymGroupParams asymGroupParams(DType dt, float mn, float mx)
+{
+    AsymGroupParams p;
+    // The difference is rounded to the dtype before the division.
+    p.scale = rtn::roundToDType(dt, rtn::roundToDType(dt, mx - mn) / 15.0f);
+    // 0/0 is NaN for an all-zero group; the clamp keeps NaN and int8(NaN) is 0 on the CPU (spec: zp 0).
+    float zf = rtn::roundToDType(dt, static_cast<float>(kQMin) - rtn::roundToDType(dt, mn / p.scale));
+    zf = std::clamp(zf, static_cast<float>(kQMin), static_cast<float>(kQMax));
+    if (p.scale == 0.0f) { // after the zero point, as CT does
+        p.scale = rtn::scaleEps(dt);
+        p.eps = true;
+    }
+    p.zeroPoint = std::isnan(zf) ? 0 : static_cast<int>(std::nearbyint(std::clamp(zf, -128.0f, 127.0f)));
+    return p;
+}
+
+} // namespace codec
 
 std::unique_ptr<SchemeCodec> makeIntAsymmetricCodec(int groupSize)
 {

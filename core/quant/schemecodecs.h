@@ -29,6 +29,19 @@ void loadRow(const WeightRows& rows, std::size_t r, float* out);
 void sizeParts(const std::vector<EncodedTensor>& tensors, const WeightRows& rows,
                std::vector<std::vector<std::byte>>& parts);
 
+/// @brief Scale and zero point of one W4A16_ASYM group, exactly as CT's calculate_qparams computes them.
+struct AsymGroupParams
+{
+    float scale = 0;
+    int zeroPoint = 0;
+    bool eps = false; ///< the scale was zero and became eps(dtype)
+};
+
+/// @brief The parameters of the @p width weights @p w of one group (schemes-spec §3.2).
+AsymGroupParams asymGroupParams(DType dt, const float* w, std::size_t width);
+/// @brief The same from the group's min(w, 0) and max(w, 0) (@p mn <= 0 <= @p mx).
+AsymGroupParams asymGroupParams(DType dt, float mn, float mx);
+
 inline std::int32_t loadI32(std::span<const std::byte> bytes, std::size_t i)
 {
     std::int32_t v;

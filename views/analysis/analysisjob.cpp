@@ -17,7 +17,7 @@ namespace {
 // QFuture progress is an int: report in units of 1/kProgressScale of the bytes.
 constexpr int kProgressScale = 10000;
 
-void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint, const QuantScheme& scheme,
+void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint, const WeightScheme& scheme,
                 const QuantBackend& backend)
 {
     std::uint64_t total = 0;
@@ -26,7 +26,7 @@ void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoi
     }
     promise.setProgressRange(0, kProgressScale);
     AnalyzeOptions options;
-    options.scheme = scheme;
+    options.scheme = &scheme;
     options.backend = &backend;
     std::vector<std::byte> buffer;
     std::uint64_t done = 0;
@@ -76,7 +76,7 @@ AnalysisJob::~AnalysisJob()
     m_future.cancel();
 }
 
-int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const QuantScheme& scheme,
+int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const WeightScheme& scheme,
                        std::shared_ptr<const QuantBackend> backend)
 {
     if (m_running) {
@@ -87,7 +87,7 @@ int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const Quant
         count += isAnalyzable(t.info, scheme) ? 1 : 0;
     }
     const quint64 job = m_jobs.startJob();
-    m_scheme = scheme;
+    m_scheme = &scheme;
     m_running = true;
     m_clock.start();
     auto* watcher = new QFutureWatcher<TensorQuantResult>(this);
@@ -117,9 +117,9 @@ int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const Quant
         m_running = false;
         Q_EMIT finished(false);
     });
-    m_future = QtConcurrent::run([checkpoint = std::move(checkpoint), scheme,
+    m_future = QtConcurrent::run([checkpoint = std::move(checkpoint), scheme = &scheme,
                                   backend = std::move(backend)](QPromise<TensorQuantResult>& promise) {
-        analyzeAll(promise, *checkpoint, scheme, backend ? *backend : cpuBackend());
+        analyzeAll(promise, *checkpoint, *scheme, backend ? *backend : cpuBackend());
     });
     watcher->setFuture(m_future);
     return count;

@@ -41,12 +41,12 @@ class AnalysisJob : public QObject
     /// @brief Starts analyzing @p checkpoint with @p scheme on @p backend (nullptr: the CPU); a running
     /// job is cancelled first.
     /// @return the number of tensors the job will analyze.
-    int start(std::shared_ptr<const Checkpoint> checkpoint, const QuantScheme& scheme,
+    int start(std::shared_ptr<const Checkpoint> checkpoint, const WeightScheme& scheme,
               std::shared_ptr<const QuantBackend> backend = nullptr);
     /// @brief Stops the running job (emits finished(true)); nothing more of it is reported.
     void cancel();
     bool isRunning() const { return m_running; }
-    QuantScheme scheme() const { return m_scheme; }
+    const WeightScheme& scheme() const { return *m_scheme; }
 
   Q_SIGNALS:
     void tensorAnalyzed(const spark::TensorQuantResult& result);
@@ -59,7 +59,7 @@ class AnalysisJob : public QObject
     JobTracker m_jobs;
     QFuture<TensorQuantResult> m_future;
     QElapsedTimer m_clock;
-    QuantScheme m_scheme;
+    const WeightScheme* m_scheme = intSymmetricScheme(4, 128);
     bool m_running = false;
 };
 

@@ -2,6 +2,7 @@
 
 #include "core/quant/quantbackend.h"
 #include "views/document/document.h"
+#include "views/shared/formatting.h"
 
 #include <QComboBox>
 #include <QFutureWatcher>
@@ -16,19 +17,18 @@ namespace spark {
 AnalysisPanel::AnalysisPanel(Document* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_job(new AnalysisJob(this))
 {
-    m_bits = new QComboBox(this);
-    m_bits->setObjectName(QStringLiteral("bitsBox"));
-    m_bits->addItem(tr("4-bit"), 4);
-    m_bits->addItem(tr("8-bit"), 8);
-    m_bits->setToolTip(tr("Bits per weight (symmetric integer, W4A16 / W8A16)."));
-    m_group = new QComboBox(this);
-    m_group->setObjectName(QStringLiteral("groupBox"));
-    for (const int g : {32, 64, 128}) {
-        m_group->addItem(tr("group %1").arg(g), g);
+    m_scheme = new QComboBox(this);
+    m_scheme->setObjectName(QStringLiteral("schemeBox"));
+    for (const auto& s : weightSchemes()) {
+        if (s.quantizes() && s.product) {
+            m_scheme->addItem(schemeText(s), schemeText(s));
+            m_scheme->setItemData(m_scheme->count() - 1,
+                                  QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())),
+                                  Qt::ToolTipRole);
+        }
     }
-    m_group->addItem(tr("per channel"), -1);
-    m_group->setCurrentIndex(m_group->findData(128));
-    m_group->setToolTip(tr("Input columns that share one scale; per channel: one scale per output row."));
+    m_scheme->setToolTip(tr("The scheme to measure every weight under (F5 runs it). Results of each scheme are "
+                            "kept: switching back shows them again. The plan's schemes are set on the Plan tab."));
     m_backend = new QComboBox(this);
     m_backend->setObjectName(QStringLiteral("backendBox"));
     m_backend->addItem(tr("CPU"), QStringLiteral("cpu"));
@@ -67,8 +67,7 @@ AnalysisPanel::AnalysisPanel(Document* document, QWidget* parent)
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(new QLabel(tr("Scheme:"), this));
-    layout->addWidget(m_bits);
-    layout->addWidget(m_group);
+    layout->addWidget(m_scheme);
     layout->addWidget(new QLabel(tr("Backend:"), this));
     layout->addWidget(m_backend);
     layout->addWidget(m_analyze);
@@ -76,8 +75,7 @@ AnalysisPanel::AnalysisPanel(Document* document, QWidget* parent)
     layout->addWidget(m_eta);
     layout->addWidget(m_cancel);
 
-    connect(m_bits, &QComboBox::currentIndexChanged, this, &AnalysisPanel::onSchemeEdited);
-    connect(m_group, &QComboBox::currentIndexChanged, this, &AnalysisPanel::onSchemeEdited);
+    connect(m_scheme, &QComboBox::currentIndexChanged, this, &AnalysisPanel::onSchemeEdited);
     connect(m_analyze, &QPushButton::clicked, this, &AnalysisPanel::analyze);
     connect(m_cancel, &QPushButton::clicked, this, &AnalysisPanel::cancel);
     connect(m_job, &AnalysisJob::tensorAnalyzed, this, &AnalysisPanel::onResult);
@@ -88,18 +86,15 @@ AnalysisPanel::AnalysisPanel(Document* document, QWidget* parent)
     onSnapshotChanged();
 }
 
-QuantScheme AnalysisPanel::scheme() const
+const WeightScheme& AnalysisPanel::scheme() const
 {
-    return {m_bits->currentData().toInt(), m_group->currentData().toInt()};
+    const auto* s = findWeightScheme(m_scheme->currentData().toString().toStdString());
+    return s ? *s : *intSymmetricScheme(4, 128);
 }
 
-void AnalysisPanel::setScheme(const QuantScheme& scheme)
+void AnalysisPanel::setScheme(const WeightScheme& scheme)
 {
-    const QSignalBlocker blockBits(m_bits);
-    const QSignalBlocker blockGroup(m_group);
-    m_bits->setCurrentIndex(std::max(0, m_bits->findData(scheme.bits)));
-    m_group->setCurrentIndex(std::max(0, m_group->findData(scheme.groupSize)));
-    onSchemeEdited();
+    m_scheme->setCurrentIndex(std::max(0, m_scheme->findData(schemeText(scheme))));
 }
 
 const TensorQuantResult* AnalysisPanel::result(const QString& tensor) const
@@ -115,10 +110,30 @@ QString AnalysisPanel::timeLeftText() const
 
 void AnalysisPanel::onSchemeEdited()
 {
-    Q_EMIT schemeChanged(scheme());
-    // Errors of another scheme would mislead: re-run an analysis the user already asked for.
-    if (m_hasRun) {
-        analyze();
+    // A full analysis takes a while: switching schemes shows what was measured under the new one (kept from
+    // an earlier run) or nothing, and F5 measures it. Errors of another scheme would mislead.
+    m_job->cancel();
+    const auto name = schemeText(scheme());
+    m_results = m_kept.value(name);
+    m_failed = 0;
+    m_document->clearAnalysis();
+    Q_EMIT analysisCleared();
+    std::vector<TensorAnalysisUpdate> updates;
+    for (const auto& result : std::as_const(m_results)) {
+        TensorAnalysisUpdate update;
+        update.tensor = result.tensor;
+        if (result.stats) {
+            update.relError = result.stats->relErr;
+            update.maxError = result.stats->maxAbsErr;
+        } else {
+            ++m_failed;
+        }
+        updates.push_back(std::move(update));
+    }
+    m_document->setAnalysis(updates);
+    Q_EMIT schemeChanged(name);
+    if (m_hasRun && m_results.isEmpty()) {
+        Q_EMIT statusMessage(tr("%1 not analyzed yet: press F5 to measure it.").arg(name), 5000);
     }
 }
 
@@ -129,17 +144,17 @@ void AnalysisPanel::analyze()
         Q_EMIT statusMessage(tr("Open a draft checkpoint to analyze it."), 5000);
         return;
     }
-    const QuantScheme selected = scheme();
-    if (!selected.isValid()) {
-        Q_EMIT statusMessage(
-            tr("The scheme %1 is not supported.").arg(QString::fromStdString(selected.label())), 5000);
-        return;
-    }
+    const WeightScheme& selected = scheme();
     // The backend first: a device that cannot start leaves the current results and any running job alone.
     std::shared_ptr<const QuantBackend> backend;
     if (m_backend->currentData().toString() == QStringLiteral("cuda")) {
         try {
             backend = makeBackend(Backend::Cuda);
+            if (!selected.cuda) {
+                Q_EMIT statusMessage(tr("The CUDA backend does not serve %1: it runs on the CPU.")
+                                         .arg(schemeText(selected)),
+                                     8000);
+            }
         } catch (const std::exception& e) {
             Q_EMIT statusMessage(tr("Cannot analyze on CUDA: %1").arg(QString::fromStdString(e.what())),
                                  8000);
@@ -158,7 +173,7 @@ void AnalysisPanel::analyze()
     m_eta->setText(tr("estimating…"));
     Q_EMIT started(m_expected);
     Q_EMIT statusMessage(tr("Analyzing %n tensor(s) with %1…", nullptr, m_expected)
-                             .arg(QString::fromStdString(selected.name())),
+                             .arg(schemeText(selected)),
                          0);
 }
 
@@ -203,6 +218,7 @@ void AnalysisPanel::onFinished(bool cancelled)
             tr("Analysis cancelled after %1 of %n tensor(s).", nullptr, m_expected).arg(m_results.size()),
             8000);
     } else {
+        m_kept.insert(schemeText(m_job->scheme()), m_results);
         m_progress->setValue(m_progress->maximum());
         QString text = tr("Analysis finished: %n tensor(s)", nullptr, static_cast<int>(m_results.size()));
         if (m_failed > 0) {
@@ -219,6 +235,7 @@ void AnalysisPanel::onSnapshotChanged()
     // Results of another checkpoint mean nothing here; the job id makes sure none arrive late.
     m_job->cancel();
     m_results.clear();
+    m_kept.clear();
     m_failed = 0;
     m_hasRun = false;
     m_progress->setValue(0);

@@ -15,9 +15,10 @@ namespace spark {
 
 class Document;
 
-/// @brief The analyze controls: scheme (bits, group), backend, a progress bar with the time left, and
-/// Cancel. Runs AnalysisJob and streams each tensor's error into the Document as it completes; keeps the
-/// full statistics for the detail panel's plots. Changing the scheme re-runs an analysis already made.
+/// @brief The analyze controls: scheme (any quantizing scheme), backend, a progress bar with the time left,
+/// and Cancel. Runs AnalysisJob and streams each tensor's error into the Document as it completes; keeps the
+/// full statistics for the detail panel's plots, per scheme: switching schemes shows the results kept for
+/// the new one (none until F5 measures it). Independent of the plan's schemes.
 class AnalysisPanel : public QWidget
 {
     Q_OBJECT
@@ -25,9 +26,9 @@ class AnalysisPanel : public QWidget
   public:
     explicit AnalysisPanel(Document* document, QWidget* parent = nullptr);
 
-    QuantScheme scheme() const;
-    /// @brief Selects @p scheme in the combo boxes (re-running like a user change would).
-    void setScheme(const QuantScheme& scheme);
+    const WeightScheme& scheme() const;
+    /// @brief Selects @p scheme in the scheme box (as a user would: kept results show, nothing runs).
+    void setScheme(const WeightScheme& scheme);
     bool isRunning() const { return m_job->isRunning(); }
     /// @brief The result for @p tensor of the latest analysis, or nullptr.
     const TensorQuantResult* result(const QString& tensor) const;
@@ -36,8 +37,7 @@ class AnalysisPanel : public QWidget
     /// @brief "about 12 s left" while running, empty otherwise.
     QString timeLeftText() const;
 
-    QComboBox* bitsBox() const { return m_bits; }
-    QComboBox* groupBox() const { return m_group; }
+    QComboBox* schemeBox() const { return m_scheme; }
     QComboBox* backendBox() const { return m_backend; }
 
   public Q_SLOTS:
@@ -47,7 +47,7 @@ class AnalysisPanel : public QWidget
     void cancel();
 
   Q_SIGNALS:
-    void schemeChanged(const spark::QuantScheme& scheme);
+    void schemeChanged(const QString& scheme);
     void started(int tensors);
     void tensorAnalyzed(const QString& tensor);
     void finished(bool cancelled);
@@ -65,14 +65,14 @@ class AnalysisPanel : public QWidget
 
     Document* m_document;
     AnalysisJob* m_job;
-    QComboBox* m_bits;
-    QComboBox* m_group;
+    QComboBox* m_scheme;
     QComboBox* m_backend;
     QPushButton* m_analyze;
     QProgressBar* m_progress;
     QLabel* m_eta;
     QPushButton* m_cancel;
     QHash<QString, TensorQuantResult> m_results;
+    QHash<QString, QHash<QString, TensorQuantResult>> m_kept; ///< finished runs by scheme name
     int m_expected = 0;
     int m_failed = 0;
     bool m_hasRun = false;

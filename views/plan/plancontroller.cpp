@@ -4,6 +4,7 @@
 
 #include "core/io/checkpoint.h"
 #include "core/plan/matchentry.h"
+#include "core/plan/nameregex.h"
 #include "core/plan/preset.h"
 #include "views/document/document.h"
 #include "views/plan/planeditcommand.h"
@@ -32,7 +33,14 @@ std::vector<std::string> toStd(const QStringList& list)
 
 QString kindLabel(EntryKind kind)
 {
-    return kind == EntryKind::Target ? PlanController::tr("target") : PlanController::tr("ignore");
+    switch (kind) {
+    case EntryKind::Target:
+        return PlanController::tr("target");
+    case EntryKind::Scheme:
+        return PlanController::tr("scheme rule");
+    default:
+        return PlanController::tr("ignore");
+    }
 }
 
 } // namespace
@@ -70,7 +78,10 @@ QStringList PlanController::presetEntries(EntryKind kind) const
     }
     QStringList out;
     if (const Preset* preset = findPreset(name)) {
-        for (const auto& e : kind == EntryKind::Target ? preset->targets : preset->ignore) {
+        const auto& entries = kind == EntryKind::Target   ? preset->targets
+                              : kind == EntryKind::Scheme ? preset->schemes
+                                                          : preset->ignore;
+        for (const auto& e : entries) {
             out.append(QString::fromStdString(e));
         }
     }
@@ -98,7 +109,12 @@ void PlanController::onSnapshotChanged()
 
 QStringList& PlanController::entriesOf(PlanEdits& edits, EntryKind kind) const
 {
-    return kind == EntryKind::Target ? edits.targets : edits.ignore;
+    return kind == EntryKind::Target ? edits.targets : kind == EntryKind::Scheme ? edits.schemes : edits.ignore;
+}
+
+const QStringList& PlanController::userEntries(EntryKind kind) const
+{
+    return entriesOf(const_cast<PlanEdits&>(m_edits), kind);
 }
 
 void PlanController::edit(const PlanEdits& after, const QString& text, const QString& mergeKey)
@@ -173,13 +189,53 @@ void PlanController::setTargetLayers(std::optional<int> layers)
     edit(after, tr("Target layers"));
 }
 
-void PlanController::setScheme(const QuantScheme& scheme)
+void PlanController::setDefaultScheme(const QString& name)
 {
-    if (scheme.bits == m_scheme.bits && scheme.groupSize == m_scheme.groupSize) {
+    const auto* scheme = findWeightScheme(name.toStdString());
+    if (!scheme || scheme->family != SchemeFamily::IntSymmetric) {
         return;
     }
-    m_scheme = scheme;
-    recomputeNow();
+    PlanEdits after = m_edits;
+    after.defaultScheme = schemeText(*scheme);
+    edit(after, tr("Default scheme %1").arg(after.defaultScheme));
+}
+
+bool PlanController::setModuleScheme(const QString& module, const QString& scheme, QString* message)
+{
+    const auto* wanted = findWeightScheme(scheme.toStdString());
+    const auto* planned = m_plan ? m_plan->findModule(module.toStdString()) : nullptr;
+    if (!wanted || !planned || !planned->isLinear()) {
+        if (message) {
+            *message = tr("%1 is not a Linear module of this plan.").arg(module);
+        }
+        return false;
+    }
+    // One rule per module, on its exact vLLM name (fused partners share it): replace the user's earlier one.
+    const QString entry = QString::fromStdString(nameregex::exactEntry(planned->vllmName));
+    PlanEdits after = m_edits;
+    after.schemes.removeIf([&](const QString& rule) { return rule.startsWith(entry + QLatin1Char('=')); });
+    after.schemes.append(entry + QLatin1Char('=') + schemeText(*wanted));
+    const auto trial = computePlan(after);
+    const auto* result = trial->findModule(module.toStdString());
+    if (!result || result->scheme != wanted) {
+        if (message) {
+            *message = tr("%1 cannot take %2: %3").arg(module, schemeText(*wanted),
+                                                       QString::fromStdString(result ? result->reason : ""));
+        }
+        return false;
+    }
+    QStringList partners;
+    for (const auto& m : trial->modules) {
+        if (m.vllmName == planned->vllmName && m.name != planned->name) {
+            partners.append(QString::fromStdString(m.name));
+        }
+    }
+    edit(after, tr("%1 to %2").arg(module, schemeText(*wanted)));
+    if (message) {
+        *message = partners.isEmpty() ? QString()
+                                      : tr("Fused partners follow: %1.").arg(partners.join(QStringLiteral(", ")));
+    }
+    return true;
 }
 
 void PlanController::scheduleRecompute()
@@ -193,9 +249,13 @@ PlanOptions PlanController::optionsFor(const PlanEdits& edits) const
     options.preset = edits.preset.toStdString();
     options.targets = toStd(edits.targets);
     options.ignore = toStd(edits.ignore);
+    options.schemes = toStd(edits.schemes);
     options.targetLayers = edits.targetLayers;
-    options.bits = m_scheme.bits;
-    options.groupSize = m_scheme.groupSize;
+    if (const auto* scheme = findWeightScheme(edits.defaultScheme.toStdString());
+        scheme && scheme->family == SchemeFamily::IntSymmetric) {
+        options.bits = scheme->bits;
+        options.groupSize = scheme->groupSize;
+    }
     return options;
 }
 

@@ -32,7 +32,8 @@ class PlanController : public QObject
     QUndoStack* undoStack() const { return m_undo; }
     Document* document() const { return m_document; }
     const PlanEdits& edits() const { return m_edits; }
-    QuantScheme scheme() const { return m_scheme; }
+    /// @brief The user entries of @p kind in the current edits.
+    const QStringList& userEntries(EntryKind kind) const;
     /// @brief What the current edits and scheme ask of core's makePlan() (also what `plan` and
     /// `quantize` take on the command line).
     PlanOptions planOptions() const { return optionsFor(m_edits); }
@@ -70,8 +71,14 @@ class PlanController : public QObject
     /// a shape or vLLM limit); otherwise @p message names fused partners that flipped with it.
     bool toggleModule(const QString& module, QString* message);
 
-    /// @brief Changes the scheme the plan uses (follows the analyze scheme; not an edit of the entries).
-    void setScheme(const QuantScheme& scheme);
+    /// @brief Sets the default scheme (an undoable edit): @p name must be an integer symmetric scheme
+    /// (W4A16, W4A16:g32, ..., W8A16:channel), the ones --bits/--group express.
+    void setDefaultScheme(const QString& name);
+    /// @brief Gives Linear module @p module (checkpoint name) and its fused partners @p scheme (BF16 keeps
+    /// it) with a scheme rule on its exact vLLM name, replacing an earlier rule of the user for the same
+    /// name. @return false, with @p message saying why, when the plan cannot apply it (a vLLM limit, the
+    /// shape gate); otherwise @p message names fused partners that follow.
+    bool setModuleScheme(const QString& module, const QString& scheme, QString* message);
     /// @brief Re-plans now instead of after the debounce.
     void recomputeNow();
     /// @brief Writes the plan's decisions into the Document again (after it cleared its analysis).
@@ -94,7 +101,6 @@ class PlanController : public QObject
     QUndoStack* m_undo;
     QTimer* m_debounce;
     PlanEdits m_edits;
-    QuantScheme m_scheme;
     std::shared_ptr<const QuantPlan> m_plan;
     bool m_hasCheckpoint = false;
     nlohmann::json m_config;

@@ -13,6 +13,10 @@ struct PlanEdits
     QString preset = QStringLiteral("auto");
     QStringList targets; ///< added to the preset's targets
     QStringList ignore;  ///< added to the preset's ignore entries
+    /// Scheme rules "ENTRY=SCHEME" after the preset's, in order (later rules win).
+    QStringList schemes;
+    /// The scheme of modules the targets select and no rule assigns (an integer symmetric scheme).
+    QString defaultScheme = QStringLiteral("W4A16");
     std::optional<int> targetLayers;
 
     bool operator==(const PlanEdits&) const = default;

@@ -16,9 +16,10 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWi
     : QWidget(parent), m_controller(controller), m_kind(kind),
       m_model(new PlanEntryListModel(controller, kind, this))
 {
-    const bool targets = kind == EntryKind::Target;
     m_view = new QTableView(this);
-    m_view->setObjectName(targets ? QStringLiteral("targetEntries") : QStringLiteral("ignoreEntries"));
+    m_view->setObjectName(kind == EntryKind::Target   ? QStringLiteral("targetEntries")
+                          : kind == EntryKind::Scheme ? QStringLiteral("schemeEntries")
+                                                      : QStringLiteral("ignoreEntries"));
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -34,19 +35,32 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWi
     m_view->setColumnWidth(PlanEntryListModel::Entry, charWidth * 30);
     m_view->setColumnWidth(PlanEntryListModel::Matches, charWidth * 9);
     m_view->setColumnWidth(PlanEntryListModel::Source, charWidth * 8);
-    m_view->setToolTip(targets ? tr("Entries that select modules for quantization (vLLM `targets`). A module "
-                                    "is quantized when a target selects it and no ignore entry does.")
-                               : tr("Entries that keep modules BF16 (vLLM `ignore`). Ignore wins over "
-                                    "targets."));
+    switch (kind) {
+    case EntryKind::Target:
+        m_view->setToolTip(tr("Entries that select modules for quantization (vLLM `targets`). A module is "
+                              "quantized when a target selects it and no ignore entry does."));
+        break;
+    case EntryKind::Scheme:
+        m_view->setToolTip(tr("Scheme rules ENTRY=SCHEME (e.g. re:.*\\.fc$=W8A16): the last rule matching a "
+                              "module gives its scheme, even for a module the entries keep; BF16 keeps it. "
+                              "Schemes: %1.")
+                               .arg(QString::fromStdString(weightSchemeNames())));
+        break;
+    default:
+        m_view->setToolTip(tr("Entries that keep modules BF16 (vLLM `ignore`). Ignore wins over targets."));
+        break;
+    }
 
     m_add = new QPushButton(QIcon::fromTheme(QStringLiteral("list-add")), tr("Add"), this);
     m_remove = new QPushButton(QIcon::fromTheme(QStringLiteral("list-remove")), tr("Remove"), this);
     m_up = new QPushButton(QIcon::fromTheme(QStringLiteral("go-up")), tr("Up"), this);
     m_down = new QPushButton(QIcon::fromTheme(QStringLiteral("go-down")), tr("Down"), this);
-    m_add->setToolTip(targets ? tr("Add a target entry: an exact vLLM module name, a class name (\"Linear\") "
-                                   "or re:REGEX")
-                              : tr("Add an ignore entry: an exact vLLM module name or re:REGEX (matched with "
-                                   "Python re.match: anchored at the start only)"));
+    m_add->setToolTip(kind == EntryKind::Target
+                          ? tr("Add a target entry: an exact vLLM module name, a class name (\"Linear\") or re:REGEX")
+                      : kind == EntryKind::Scheme
+                          ? tr("Add a scheme rule ENTRY=SCHEME, ENTRY as a target (exact name, Linear, re:REGEX)")
+                          : tr("Add an ignore entry: an exact vLLM module name or re:REGEX (matched with Python "
+                               "re.match: anchored at the start only)"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_add);
     buttons->addWidget(m_remove);
@@ -78,8 +92,7 @@ int PlanEntryEditor::currentUserIndex() const
 void PlanEntryEditor::updateButtons()
 {
     const int user = currentUserIndex();
-    const int count = static_cast<int>(m_kind == EntryKind::Target ? m_controller->edits().targets.size()
-                                                                   : m_controller->edits().ignore.size());
+    const int count = static_cast<int>(m_controller->userEntries(m_kind).size());
     m_remove->setEnabled(user >= 0);
     m_up->setEnabled(user > 0);
     m_down->setEnabled(user >= 0 && user + 1 < count);

@@ -20,8 +20,7 @@ PlanEntryListModel::PlanEntryListModel(PlanController* controller, EntryKind kin
 void PlanEntryListModel::refresh()
 {
     const QStringList preset = m_controller->presetEntries(m_kind);
-    const QStringList user =
-        m_kind == EntryKind::Target ? m_controller->edits().targets : m_controller->edits().ignore;
+    const QStringList user = m_controller->userEntries(m_kind);
     auto plan = m_controller->plan();
     // Pair each row with its preview when the plan was made from exactly these entries; while an edit
     // waits for the debounce the row shows its text and a pending preview.
@@ -231,7 +230,7 @@ bool PlanEntryListModel::setData(const QModelIndex& index, const QVariant& value
         return false;
     }
     const QString key = m_session > 0 ? QStringLiteral("entry:%1:%2:%3")
-                                            .arg(m_kind == EntryKind::Target ? 0 : 1)
+                                            .arg(static_cast<int>(m_kind))
                                             .arg(user)
                                             .arg(m_session)
                                       : QString();

@@ -1,5 +1,7 @@
 #include "views/plan/plantab.h"
 
+#include "views/shared/formatting.h"
+
 #include "core/plan/plancommand.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
@@ -79,11 +81,30 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     connect(copyCommand, &QPushButton::clicked, this, &PlanTab::copyQuantizeCommand);
     top->addWidget(copyCommand);
 
+    // The default scheme: what the targets select when no rule says otherwise (--bits/--group).
+    m_defaultScheme = new QComboBox(this);
+    m_defaultScheme->setObjectName(QStringLiteral("defaultScheme"));
+    for (const auto& s : weightSchemes()) {
+        if (s.family == SchemeFamily::IntSymmetric && s.product) {
+            m_defaultScheme->addItem(schemeText(s), schemeText(s));
+            m_defaultScheme->setItemData(m_defaultScheme->count() - 1, QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())), Qt::ToolTipRole);
+        }
+    }
+    m_defaultScheme->setToolTip(tr("The scheme of modules the targets select and no scheme rule assigns."));
+    connect(m_defaultScheme, &QComboBox::activated, this,
+            [this](int index) { m_controller->setDefaultScheme(m_defaultScheme->itemData(index).toString()); });
+    auto* schemeLabel = new QLabel(tr("De&fault scheme:"), this);
+    schemeLabel->setBuddy(m_defaultScheme);
+    top->insertWidget(3, schemeLabel);
+    top->insertWidget(4, m_defaultScheme);
+
     m_targets = new PlanEntryEditor(controller, EntryKind::Target, this);
     m_ignore = new PlanEntryEditor(controller, EntryKind::Ignore, this);
+    m_schemes = new PlanEntryEditor(controller, EntryKind::Scheme, this);
     auto* entries = new QSplitter(Qt::Vertical, this);
     entries->addWidget(titled(tr("Targets"), m_targets, entries));
     entries->addWidget(titled(tr("Ignore (kept BF16)"), m_ignore, entries));
+    entries->addWidget(titled(tr("Scheme rules (later rules win)"), m_schemes, entries));
 
     m_modules = new PlanModuleModel(this);
     m_modulesProxy = new QSortFilterProxyModel(this);
@@ -234,6 +255,7 @@ void PlanTab::onEditsChanged()
         const QSignalBlocker block(m_targetLayers);
         m_targetLayers->setValue(edits.targetLayers.value_or(0));
     }
+    m_defaultScheme->setCurrentIndex(std::max(0, m_defaultScheme->findData(edits.defaultScheme)));
 }
 
 void PlanTab::onPlanChanged()

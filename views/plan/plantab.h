@@ -28,6 +28,8 @@ class PlanTab : public QWidget
 
     PlanEntryEditor* targetsEditor() const { return m_targets; }
     PlanEntryEditor* ignoreEditor() const { return m_ignore; }
+    PlanEntryEditor* schemesEditor() const { return m_schemes; }
+    QComboBox* defaultSchemeBox() const { return m_defaultScheme; }
     PlanModuleModel* moduleModel() const { return m_modules; }
     QTableView* modulesView() const { return m_modulesView; }
     LintModel* lintModel() const { return m_lint; }
@@ -62,6 +64,8 @@ class PlanTab : public QWidget
     QSpinBox* m_targetLayers;
     PlanEntryEditor* m_targets;
     PlanEntryEditor* m_ignore;
+    PlanEntryEditor* m_schemes;
+    QComboBox* m_defaultScheme;
     PlanModuleModel* m_modules;
     QSortFilterProxyModel* m_modulesProxy;
     QTableView* m_modulesView;

@@ -129,6 +129,17 @@ void SummaryBar::update()
                         .arg(localizedBytes(sizes.bytesBefore), localizedBytes(sizes.bytesAfter))
                         .arg(before > 0 ? 100.0 * saved / before : 0.0, 0, 'f', 1)
                         .arg(localizedBytes(sizes.residentSaved())));
+    // Bytes per scheme: the Linear weights each scheme holds, before → after.
+    QStringList perScheme;
+    for (const auto& [name, bytes] : sizes.byScheme) {
+        perScheme.append(tr("%1: %n module(s), %2 → %3", nullptr, bytes.modules)
+                             .arg(QString::fromStdString(name), localizedBytes(bytes.bytesBefore),
+                                  localizedBytes(bytes.bytesAfter)));
+    }
+    m_size->setToolTip(perScheme.join(QLatin1Char('\n')));
+    if (sizes.byScheme.size() > 1) {
+        m_size->setText(m_size->text() + QStringLiteral(" · ") + perScheme.join(QStringLiteral(" · ")));
+    }
 
     TimingInputs inputs;
     if (m_drafterMs->value() > 0) {

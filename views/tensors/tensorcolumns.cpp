@@ -181,7 +181,7 @@ QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRow
 Qt::ItemFlags TensorColumns::decisionFlags(Qt::ItemFlags base, const QModelIndex& index)
 {
     if (index.isValid() && index.column() == Decision && index.data(Qt::CheckStateRole).isValid()) {
-        base |= Qt::ItemIsUserCheckable;
+        base |= Qt::ItemIsUserCheckable | Qt::ItemIsEditable; // checkbox: keep/quantize; editor: the scheme
     }
     return base;
 }
@@ -191,6 +191,13 @@ bool TensorColumns::isDecisionToggle(const QModelIndex& index, const QVariant& v
     const QVariant current = index.data(Qt::CheckStateRole);
     return role == Qt::CheckStateRole && index.isValid() && index.column() == Decision && current.isValid() &&
            value != current;
+}
+
+bool TensorColumns::isDecisionEdit(const QModelIndex& index, const QVariant& value, int role)
+{
+    return role == Qt::EditRole && index.isValid() && index.column() == Decision &&
+           index.data(Qt::CheckStateRole).isValid() && !value.toString().isEmpty() &&
+           value.toString() != index.data(Qt::DisplayRole).toString();
 }
 
 QVariant TensorColumns::analysisSortKey(const TensorRowResult* analysis, int column)

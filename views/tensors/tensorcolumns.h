@@ -51,6 +51,9 @@ class TensorColumns
     static Qt::ItemFlags decisionFlags(Qt::ItemFlags base, const QModelIndex& index);
     /// @brief True when setData(@p value, @p role) on @p index is a user toggle of a decision checkbox.
     static bool isDecisionToggle(const QModelIndex& index, const QVariant& value, int role);
+    /// @brief True when setData(@p index, @p value, @p role) picks another scheme in the Decision column
+    /// (Qt::EditRole text: a scheme name, "BF16" to keep).
+    static bool isDecisionEdit(const QModelIndex& index, const QVariant& value, int role);
 };
 
 } // namespace spark

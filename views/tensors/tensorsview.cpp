@@ -1,5 +1,8 @@
 #include "views/tensors/tensorsview.h"
 
+#include "views/shared/schemecolors.h"
+#include "views/tensors/schemedelegate.h"
+
 #include "views/document/document.h"
 #include "views/tensors/tensorcolumns.h"
 #include "views/tensors/tensordetailpanel.h"
@@ -36,6 +39,8 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
 {
     connect(m_flat, &TensorTableModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
     connect(m_tree, &TensorTreeModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
+    connect(m_flat, &TensorTableModel::schemeChangeRequested, this, &TensorsView::schemeChangeRequested);
+    connect(m_tree, &TensorTreeModel::schemeChangeRequested, this, &TensorsView::schemeChangeRequested);
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("tensorFilter"));
     m_filter->setPlaceholderText(tr("Filter tensors by name (Ctrl+F)"));
@@ -58,6 +63,11 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     bar->addWidget(m_regex);
     bar->addWidget(m_grouped);
     bar->addWidget(m_count);
+    m_legend = new QLabel(this);
+    m_legend->setObjectName(QStringLiteral("schemeLegend"));
+    m_legend->setToolTip(tr("Decision colours: the plan's scheme of each module. Double-click a Decision cell "
+                            "to choose another scheme."));
+    bar->addWidget(m_legend);
 
     m_view = new QTreeView(this);
     m_view->setObjectName(QStringLiteral("tensorView"));
@@ -71,6 +81,7 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->header()->setSectionsMovable(true);
     m_view->header()->setStretchLastSection(true);
+    m_view->setItemDelegateForColumn(TensorColumns::Decision, new SchemeDelegate(m_view));
 
     m_detail = new TensorDetailPanel(this);
     auto* detailScroll = new QScrollArea(this);
@@ -324,6 +335,24 @@ bool TensorsView::restoreState(const QByteArray& state)
     m_splitter->restoreState(splitter);
     m_columnsSized = m_view->header()->restoreState(header);
     return true;
+}
+
+void TensorsView::setSchemeLegend(const QStringList& schemes)
+{
+    QString html;
+    for (const auto& scheme : schemes) {
+        const QColor color = schemeColor(scheme);
+        if (color.isValid()) {
+            html += QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;")
+                        .arg(color.name(QColor::HexArgb), scheme.toHtmlEscaped());
+        }
+    }
+    m_legend->setText(html);
+}
+
+QString TensorsView::schemeLegendText() const
+{
+    return m_legend->text();
 }
 
 } // namespace spark

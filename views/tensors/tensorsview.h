@@ -55,12 +55,17 @@ class TensorsView : public QWidget
     void setGrouped(bool grouped);
     /// @brief Puts the keyboard focus into the filter box and selects its text (Ctrl+F).
     void focusFilter();
+    /// @brief The colour legend of the plan's schemes (names in config-group order).
+    void setSchemeLegend(const QStringList& schemes);
+    QString schemeLegendText() const;
 
   Q_SIGNALS:
     /// The current tensor changed (empty when none). Later panels (lint, histograms) follow this.
     void currentTensorChanged(const QString& name);
     /// The decision checkbox of @p module was toggled in either model; the plan decides what changes.
     void decisionToggleRequested(const QString& module);
+    /// A scheme was chosen for @p module in the Decision column ("BF16" keeps it).
+    void schemeChangeRequested(const QString& module, const QString& scheme);
     void groupedChanged(bool grouped);
 
   private:
@@ -77,6 +82,7 @@ class TensorsView : public QWidget
     QLineEdit* m_filter;
     QCheckBox* m_regex;
     QCheckBox* m_grouped;
+    QLabel* m_legend = nullptr;
     QLabel* m_count;
     QLabel* m_filterError;
     QSplitter* m_splitter;

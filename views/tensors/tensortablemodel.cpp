@@ -1,5 +1,6 @@
 #include "views/tensors/tensortablemodel.h"
 
+#include "views/shared/schemecolors.h"
 #include "views/tensors/tensorcolumns.h"
 
 #include <algorithm>
@@ -101,6 +102,10 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         return column == TensorColumns::Decision
                    ? TensorColumns::decisionCheckState(row, analysisOf(index.row()))
                    : QVariant();
+    case Qt::BackgroundRole: {
+        const auto* analysis = analysisOf(index.row());
+        return column == TensorColumns::Decision && analysis ? schemeBackground(analysis->decision) : QVariant();
+    }
     default:
         return {};
     }
@@ -113,10 +118,12 @@ Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
 
 bool TensorTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
-    if (!TensorColumns::isDecisionToggle(index, value, role)) {
-        return false;
+    const QString module = index.isValid() ? m_snapshot->rows[static_cast<std::size_t>(index.row())].module : QString();
+    if (TensorColumns::isDecisionToggle(index, value, role)) {
+        Q_EMIT decisionToggleRequested(module);
+    } else if (TensorColumns::isDecisionEdit(index, value, role)) {
+        Q_EMIT schemeChangeRequested(module, value.toString());
     }
-    Q_EMIT decisionToggleRequested(m_snapshot->rows[static_cast<std::size_t>(index.row())].module);
     return false;
 }
 

@@ -1,5 +1,6 @@
 #include "views/tensors/tensortreemodel.h"
 
+#include "views/shared/schemecolors.h"
 #include "views/shared/formatting.h"
 #include "views/tensors/tensorcolumns.h"
 
@@ -221,10 +222,15 @@ Qt::ItemFlags TensorTreeModel::flags(const QModelIndex& index) const
 bool TensorTreeModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
     const Node* node = nodeOf(index);
-    if (!node || !TensorColumns::isDecisionToggle(index, value, role)) {
+    if (!node || node->tensorRow < 0) {
         return false;
     }
-    Q_EMIT decisionToggleRequested(m_snapshot->rows[static_cast<std::size_t>(node->tensorRow)].module);
+    const QString module = m_snapshot->rows[static_cast<std::size_t>(node->tensorRow)].module;
+    if (TensorColumns::isDecisionToggle(index, value, role)) {
+        Q_EMIT decisionToggleRequested(module);
+    } else if (TensorColumns::isDecisionEdit(index, value, role)) {
+        Q_EMIT schemeChangeRequested(module, value.toString());
+    }
     return false;
 }
 
@@ -253,6 +259,12 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
         }
         return TensorColumns::decisionCheckState(rows[static_cast<std::size_t>(node.tensorRow)],
                                                  analysisOf(node.tensorRow));
+    case Qt::BackgroundRole: {
+        const auto* analysis = node.tensorRow >= 0 ? analysisOf(node.tensorRow) : nullptr;
+        return column == TensorColumns::Decision && analysis && (isModule || isTensor)
+                   ? schemeBackground(analysis->decision)
+                   : QVariant();
+    }
     case Qt::FontRole:
         if (node.kind == TensorColumns::GroupNode && column == TensorColumns::Name) {
             // Layers stand out from the modules listed under them.

@@ -42,6 +42,8 @@ class TensorTreeModel : public QAbstractItemModel
   Q_SIGNALS:
     /// The user toggled the decision checkbox of @p module ("layers.0.mlp.down_proj").
     void decisionToggleRequested(const QString& module);
+    /// A scheme was picked in the Decision column's chooser (a scheme name, "BF16" to keep).
+    void schemeChangeRequested(const QString& module, const QString& scheme);
 
   private:
     struct Node

@@ -3,6 +3,8 @@
 #include "core/bench/speedmodelplan.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
+#include "views/plan/budgetpanel.h"
+#include "views/compare/compareview.h"
 #include "views/document/checkpointloader.h"
 #include "views/document/document.h"
 #include "views/export/exportdialog.h"
@@ -16,6 +18,7 @@
 #include "views/tensors/tensorerrorsection.h"
 #include "views/tensors/tensorplansection.h"
 #include "views/tensors/tensorsview.h"
+#include "views/tensors/tensorsweepsection.h"
 
 #include <QAction>
 #include <QApplication>
@@ -74,8 +77,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     statusBar()->showMessage(tr("Open a draft checkpoint (folder, .safetensors or index) to inspect it."));
 
     createAnalysisAndPlan();
+    createBudget();
     m_benchmarksTab = new BenchmarksTab(m_tabs);
     addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
+    // Two checkpoints side by side: a source and any quantized output of it (issue 15).
+    addTab(QStringLiteral("compare"), new CompareView(m_tabs), tr("C&ompare"));
     connectSpeedModel();
     createActions();
     connect(m_loader, &CheckpointLoader::loaded, this, &MainWindow::onLoaded);
@@ -211,7 +217,6 @@ void MainWindow::createAnalysisAndPlan()
 {
     m_planController = new PlanController(m_document, this);
     m_analysis = new AnalysisPanel(m_document, this);
-    m_planController->setScheme(m_analysis->scheme());
 
     auto* toolbar = addToolBar(tr("Analyze"));
     toolbar->setObjectName(QStringLiteral("analyzeToolbar"));
@@ -229,7 +234,6 @@ void MainWindow::createAnalysisAndPlan()
     connect(m_tensorsView, &TensorsView::currentTensorChanged, m_errorSection,
             &TensorErrorSection::setTensor);
 
-    connect(m_analysis, &AnalysisPanel::schemeChanged, m_planController, &PlanController::setScheme);
     // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
     connect(m_analysis, &AnalysisPanel::analysisCleared, m_planController, &PlanController::publishDecisions);
     connect(m_analysis, &AnalysisPanel::statusMessage, this,
@@ -243,8 +247,35 @@ void MainWindow::createAnalysisAndPlan()
         m_planController->toggleModule(module, &message);
         statusBar()->showMessage(message, 8000);
     });
+    connect(m_tensorsView, &TensorsView::schemeChangeRequested, this,
+            [this](const QString& module, const QString& scheme) {
+                QString message;
+                m_planController->setModuleScheme(module, scheme, &message);
+                statusBar()->showMessage(message, 8000);
+            });
+    connect(m_planController, &PlanController::planChanged, this, [this] {
+        QStringList schemes;
+        if (const auto plan = m_planController->plan()) {
+            for (const auto* s : plan->schemesUsed()) {
+                schemes.append(schemeText(*s));
+            }
+        }
+        m_tensorsView->setSchemeLegend(schemes);
+    });
     connect(m_planController, &PlanController::planChanged, this, &MainWindow::planChanged);
     connect(m_planController, &PlanController::editsChanged, this, &MainWindow::planChanged);
+}
+
+void MainWindow::createBudget()
+{
+    m_budgetPanel = new BudgetPanel(m_planController, m_tabs);
+    addTab(QStringLiteral("budget"), m_budgetPanel, tr("B&udget"));
+    m_sweepSection = new TensorSweepSection;
+    m_tensorsView->detailPanel()->addSection(tr("Sensitivity sweep"), m_sweepSection);
+    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_sweepSection, &TensorSweepSection::setTensor);
+    connect(m_budgetPanel, &BudgetPanel::sweepChanged, m_sweepSection, &TensorSweepSection::setSweep);
+    connect(m_budgetPanel, &BudgetPanel::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
 }
 
 void MainWindow::connectSpeedModel()

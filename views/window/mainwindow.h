@@ -13,6 +13,8 @@ namespace spark {
 
 class AnalysisPanel;
 class BenchmarksTab;
+class BudgetPanel;
+class TensorSweepSection;
 class PlanController;
 class PlanTab;
 struct QuantPlan;
@@ -54,6 +56,9 @@ class MainWindow : public QMainWindow
     TensorPlanSection* tensorPlanSection() const { return m_planSection; }
     TensorErrorSection* tensorErrorSection() const { return m_errorSection; }
     BenchmarksTab* benchmarksTab() const { return m_benchmarksTab; }
+    /// @brief The "Budget" tab: sensitivity sweep, exact Pareto frontier and budget slider.
+    BudgetPanel* budgetPanel() const { return m_budgetPanel; }
+    TensorSweepSection* tensorSweepSection() const { return m_sweepSection; }
     /// @brief File ▸ Export… (Ctrl+E): enabled while currentPlan() is non-null.
     QAction* exportAction() const { return m_exportAction; }
     /// @brief The plan an export may use: nullptr when nothing is open, the plan has errors (an invalid
@@ -103,6 +108,7 @@ class MainWindow : public QMainWindow
     void createActions();
     void createAnalysisAndPlan();
     void connectSpeedModel();
+    void createBudget();
     void rebuildRecentMenu();
     void onLoaded(const QString& path, const std::shared_ptr<const DocumentSnapshot>& snapshot);
     void onFailed(const QString& path, const QString& message);
@@ -126,6 +132,8 @@ class MainWindow : public QMainWindow
     TensorErrorSection* m_errorSection = nullptr;
     BenchmarksTab* m_benchmarksTab = nullptr;
     QAction* m_exportAction = nullptr;
+    BudgetPanel* m_budgetPanel = nullptr;
+    TensorSweepSection* m_sweepSection = nullptr;
 };
 
 } // namespace spark

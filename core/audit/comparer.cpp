@@ -1,0 +1,394 @@
+#include "core/audit/comparer.h"
+
+#include "core/plan/draftlayout.h"
+
+#include "core/export/rowchunks.h"
+#include "core/io/floatconv.h"
+#include "core/io/ioerror.h"
+#include "core/quant/quanterror.h"
+#include "core/quant/schemecodec.h"
+#include "core/util/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace spark {
+namespace {
+
+bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b, const CheckpointTensor& tb)
+{
+    if (ta.info.dtype != tb.info.dtype || ta.info.shape != tb.info.shape || ta.info.byteSize() != tb.info.byteSize()) {
+        return false;
+    }
+    std::vector<std::byte> left(static_cast<std::size_t>(std::min<std::uint64_t>(ta.info.byteSize(), kChunkBytes)));
+    std::vector<std::byte> right(left.size());
+    for (std::uint64_t offset = 0; offset < ta.info.byteSize(); offset += left.size()) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left.size(), ta.info.byteSize() - offset));
+        a.fileOf(ta).read(ta.info, offset, std::span(left.data(), n));
+        b.fileOf(tb).read(tb.info, offset, std::span(right.data(), n));
+        if (std::memcmp(left.data(), right.data(), n) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Σ(w − d)², Σw², max |w − d| in float64 (schemes-spec §8's rel_err).
+struct ErrorSums
+{
+    double sqErr = 0;
+    double sqNorm = 0;
+    double maxAbs = 0;
+    std::uint64_t nonFinite = 0;
+
+    void add(const float* w, const float* d, std::size_t n)
+    {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!std::isfinite(d[i])) {
+                ++nonFinite;
+                continue;
+            }
+            const double e = static_cast<double>(w[i]) - static_cast<double>(d[i]);
+            sqErr += e * e;
+            sqNorm += static_cast<double>(w[i]) * static_cast<double>(w[i]);
+            maxAbs = std::max(maxAbs, std::fabs(e));
+        }
+    }
+    void finish(ModuleComparison& c) const
+    {
+        c.nonFinite = nonFinite;
+        if (nonFinite == 0 && sqNorm > 0) {
+            c.relErr = std::sqrt(sqErr) / std::sqrt(sqNorm);
+        }
+        if (nonFinite == 0) {
+            c.maxAbsErr = maxAbs;
+        }
+    }
+};
+
+/// Re-encodes a module's source blocks under its scheme and compares them with the stored tensors.
+class BitExactCheck
+{
+  public:
+    BitExactCheck(const Checkpoint& output, const std::string& prefix, const WeightScheme& scheme,
+                  const TensorInfo& weight, const SchemeContext& context, ModuleComparison& result)
+        : m_output(output), m_prefix(prefix), m_codec(*scheme.codec()), m_scheme(scheme), m_context(context),
+          m_result(result)
+    {
+        m_tensors = m_codec.tensors(weight.shape[0], weight.shape[1], weight.dtype);
+        for (const auto& t : m_tensors) {
+            const auto* written = output.find(prefix + "." + t.suffix);
+            if (!written || written->info.dtype != t.dtype || written->info.shape != t.shape) {
+                fail(t.suffix + (written ? " is " + std::string(dtypeName(written->info.dtype)) + " " +
+                                               written->info.shapeText() + ", a fresh " + std::string(scheme.name) +
+                                               " quantization of the " + std::string(dtypeName(weight.dtype)) +
+                                               " source writes another dtype or shape"
+                                         : " is missing"));
+                return;
+            }
+            m_written.push_back(written);
+            if (t.rowsPerEntry == 0) {
+                const auto expected = m_codec.constantBytes(t, weight.shape[0], weight.shape[1], context);
+                const auto bytes = output.bytes(*written);
+                if (!std::equal(bytes.begin(), bytes.end(), expected.begin(), expected.end())) {
+                    fail(t.suffix + " differs from a fresh " + std::string(scheme.name) + " quantization");
+                    return;
+                }
+            }
+        }
+    }
+
+    bool active() const { return !m_failed; }
+
+    void block(const WeightRows& rows, const QuantBackend& backend, unsigned threads)
+    {
+        if (m_failed) {
+            return;
+        }
+        try {
+            m_codec.encode(rows, m_context, m_parts, backend, threads);
+        } catch (const QuantError& e) {
+            m_failed = true;
+            m_result.bitExact = BitExactness::NotChecked;
+            m_result.detail = e.what();
+            return;
+        }
+        for (std::size_t i = 0; i < m_tensors.size(); ++i) {
+            if (m_tensors[i].rowsPerEntry == 0) {
+                continue;
+            }
+            const auto [offset, size] = m_tensors[i].rowRange(rows.firstRow, rows.rowCount);
+            m_actual.resize(static_cast<std::size_t>(size));
+            m_output.fileOf(*m_written[i]).read(m_written[i]->info, offset, std::span(m_actual.data(), m_actual.size()));
+            if (m_actual != m_parts[i]) {
+                fail(m_tensors[i].suffix + " differs from a fresh " + std::string(m_scheme.name) +
+                     " quantization of the source (rows from " + std::to_string(rows.firstRow) + ")");
+                return;
+            }
+        }
+    }
+
+    void finish()
+    {
+        if (!m_failed) {
+            m_result.bitExact = BitExactness::Yes;
+        }
+    }
+
+  private:
+    void fail(const std::string& why)
+    {
+        m_failed = true;
+        m_result.bitExact = BitExactness::No;
+        m_result.detail = why;
+    }
+
+    const Checkpoint& m_output;
+    const std::string& m_prefix;
+    const SchemeCodec& m_codec;
+    const WeightScheme& m_scheme;
+    SchemeContext m_context;
+    ModuleComparison& m_result;
+    std::vector<EncodedTensor> m_tensors;
+    std::vector<const CheckpointTensor*> m_written;
+    std::vector<std::vector<std::byte>> m_parts;
+    std::vector<std::byte> m_actual;
+    bool m_failed = false;
+};
+
+} // namespace
+
+std::string_view bitExactnessName(BitExactness value)
+{
+    switch (value) {
+    case BitExactness::Yes:
+        return "yes";
+    case BitExactness::No:
+        return "no";
+    case BitExactness::NotChecked:
+        break;
+    }
+    return "n/a";
+}
+
+std::size_t CompareReport::quantizedModules() const
+{
+    return static_cast<std::size_t>(std::count_if(modules.begin(), modules.end(),
+                                                  [](const ModuleComparison& m) { return m.quantizedInOutput; }));
+}
+
+std::size_t CompareReport::bitExactModules() const
+{
+    return static_cast<std::size_t>(std::count_if(
+        modules.begin(), modules.end(), [](const ModuleComparison& m) { return m.bitExact == BitExactness::Yes; }));
+}
+
+bool CompareReport::ok() const
+{
+    return differingTensors.empty() && missingTensors.empty() && extraTensors.empty() &&
+           std::none_of(modules.begin(), modules.end(),
+                        [](const ModuleComparison& m) { return m.bitExact == BitExactness::No; });
+}
+
+std::string CompareReport::summary() const
+{
+    const auto notChecked = std::count_if(modules.begin(), modules.end(), [](const ModuleComparison& m) {
+        return m.quantizedInOutput && m.bitExact == BitExactness::NotChecked;
+    });
+    return "compare: " + std::to_string(quantizedModules()) + " quantized modules, " +
+           std::to_string(bitExactModules()) + " bit-exact" +
+           (notChecked ? ", " + std::to_string(notChecked) + " not checkable" : std::string()) + "; " +
+           std::to_string(differingTensors.size()) + " copied tensors differ, " + std::to_string(missingTensors.size()) +
+           " missing, " + std::to_string(extraTensors.size()) + " unexpected";
+}
+
+CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& output, const CompareOptions& options)
+{
+    CompareReport report;
+    const auto sourceView = recogniseCheckpoint(source, options.targetLayers);
+    const auto outputView = recogniseCheckpoint(output, options.targetLayers);
+    const unsigned threads = resolveThreads(static_cast<int>(options.threads));
+    const auto cpu = options.backend ? nullptr : makeBackend(Backend::Cpu);
+    const QuantBackend& backend = options.backend ? *options.backend : *cpu;
+
+    // NVFP4 shares one global scale per fused set: the absmax over every member's source weight.
+    std::map<std::string, float> setAbsmax;
+    for (const auto& om : outputView.modules) {
+        const auto* sm = sourceView.find(om.module.name);
+        const auto* weight = sm ? source.find(sm->module.weightTensor) : nullptr;
+        if (om.productScheme && om.productScheme->quantizes() && om.productScheme->codec()->usesGlobalScale() &&
+            weight && weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype)) {
+            try {
+                RowChunkReader reader(source, *weight);
+                auto& absmax = setAbsmax[om.module.vllmName];
+                absmax = std::max(absmax, reader.absmax());
+            } catch (const QuantError&) {
+                // A NaN/Inf weight: the module's own comparison reports it.
+            }
+        }
+    }
+
+    std::set<std::string> replacedSource;
+    std::set<std::string> accounted;
+    std::uint64_t done = 0;
+    std::uint64_t total = 0;
+    for (const auto& sm : sourceView.modules) {
+        total += sm.weightBytes;
+    }
+    for (const auto& om : outputView.modules) {
+        const auto* sm = sourceView.find(om.module.name);
+        if (!om.quantizedOnDisk && (!sm || !sm->quantizedOnDisk) && om.module.outFeatures == 0) {
+            continue; // norms, buffers: byte comparison below
+        }
+        ModuleComparison c;
+        c.module = om.module.name;
+        c.outputScheme = om.scheme;
+        c.quantizedInOutput = om.quantizedOnDisk;
+        c.outputBytes = om.weightBytes;
+        c.outputBitsPerWeight = om.bitsPerWeight;
+        if (!sm) {
+            c.detail = "not in the source";
+            report.modules.push_back(std::move(c));
+            continue;
+        }
+        c.sourceScheme = sm->scheme;
+        c.quantizedInSource = sm->quantizedOnDisk;
+        c.sourceBytes = sm->weightBytes;
+        if (c.quantizedInOutput != c.quantizedInSource) {
+            (c.quantizedInOutput ? report.quantizedOnlyInOutput : report.quantizedOnlyInSource).push_back(c.module);
+        }
+        if (!om.quantizedOnDisk && !sm->quantizedOnDisk) {
+            report.modules.push_back(std::move(c)); // copies: checked tensor by tensor below
+            continue;
+        }
+        if (om.quantizedOnDisk) {
+            for (const auto& t : output.tensors()) {
+                if (moduleOfTensor(t.info.name) == om.module.name &&
+                    (isQuantizedTensorSuffix(t.info.name.substr(om.module.name.size() + 1)) ||
+                     t.info.name == om.module.name + ".weight")) {
+                    accounted.insert(t.info.name);
+                }
+            }
+        }
+        const auto* weight = sm->quantizedOnDisk ? nullptr : source.find(sm->module.weightTensor);
+        replacedSource.insert(sm->module.weightTensor);
+        if (sm->quantizedOnDisk) {
+            c.detail = "the source is quantized too: compared dequantized, not re-encoded";
+        } else if (!weight || weight->info.shape.size() != 2 || !isQuantizableFloat(weight->info.dtype)) {
+            c.detail = "no 2-D BF16/F16/F32 source weight";
+            report.modules.push_back(std::move(c));
+            continue;
+        } else if (weight->info.shape != std::vector<std::uint64_t>{om.module.outFeatures, om.module.inFeatures}) {
+            c.bitExact = BitExactness::No;
+            c.detail = "the output describes a [" + std::to_string(om.module.outFeatures) + ", " +
+                       std::to_string(om.module.inFeatures) + "] weight, the source has " + weight->info.shapeText();
+            report.modules.push_back(std::move(c));
+            continue;
+        }
+        if (om.quantizedOnDisk && !om.decodable()) {
+            c.bitExact = BitExactness::No;
+            c.detail = om.layout.issues.empty() ? "its tensors fit no config group"
+                                                : om.layout.issues.front().rule + ": " + om.layout.issues.front().message;
+            report.modules.push_back(std::move(c));
+            continue;
+        }
+        const auto rows = static_cast<std::size_t>(om.module.outFeatures);
+        const auto cols = static_cast<std::size_t>(om.module.inFeatures);
+        std::unique_ptr<BitExactCheck> exact;
+        if (weight && om.productScheme && om.productScheme->quantizes()) {
+            SchemeContext context;
+            if (const auto it = setAbsmax.find(om.module.vllmName); it != setAbsmax.end()) {
+                context = om.productScheme->codec()->contextForAbsmax(weight->info.dtype, it->second);
+            }
+            exact = std::make_unique<BitExactCheck>(output, om.module.name, *om.productScheme, weight->info, context, c);
+        } else if (weight) {
+            c.detail = om.scheme + " is not a scheme Sparkulator encodes: only its error is measured";
+        }
+        const auto decoder = makeDecoder(output, outputView, om);
+        const auto sourceDecoder = sm->quantizedOnDisk ? makeDecoder(source, sourceView, *sm) : nullptr;
+        const std::size_t alignment = std::max<std::size_t>(
+            {decoder ? decoder->rowAlignment() : 1, sourceDecoder ? sourceDecoder->rowAlignment() : 1,
+             om.productScheme && om.productScheme->codec() ? om.productScheme->codec()->rowAlignment() : 1});
+        ErrorSums sums;
+        std::vector<float> w;
+        std::vector<float> d;
+        try {
+            if (weight) {
+                RowChunkReader reader(source, *weight, kChunkBytes, alignment);
+                while (const auto block = reader.next()) {
+                    w.resize(block->rowCount * cols);
+                    toFloat(block->dtype, block->data, w.size(), w.data());
+                    d.resize(w.size());
+                    decoder->decode(block->firstRow, block->rowCount, d.data());
+                    sums.add(w.data(), d.data(), w.size());
+                    if (exact) {
+                        exact->block(*block, backend, threads);
+                    }
+                    done += block->rowCount * cols * block->elementBytes();
+                    if (!reportProgress(options.progress, done, total)) {
+                        throw IoError(IoErrorKind::Cancelled, output.folder().string(), "compare cancelled");
+                    }
+                }
+            } else if (sourceDecoder && sourceDecoder->rows() == rows && sourceDecoder->cols() == cols) {
+                const std::size_t step = std::max<std::size_t>(alignment, (std::size_t{1} << 20) / std::max<std::size_t>(cols, 1) / alignment * alignment);
+                for (std::size_t r = 0; r < rows; r += step) {
+                    const auto n = std::min(step, rows - r);
+                    w.resize(n * cols);
+                    d.resize(n * cols);
+                    sourceDecoder->decode(r, n, w.data());
+                    if (decoder) {
+                        decoder->decode(r, n, d.data());
+                    } else {
+                        d = moduleWeightValues(output, outputView, om, r, n);
+                    }
+                    sums.add(w.data(), d.data(), w.size());
+                }
+            }
+        } catch (const std::invalid_argument& e) {
+            c.detail = e.what();
+        }
+        sums.finish(c);
+        if (exact) {
+            exact->finish();
+        }
+        report.modules.push_back(std::move(c));
+    }
+
+    for (const auto& tensor : source.tensors()) {
+        if (replacedSource.contains(tensor.info.name)) {
+            continue;
+        }
+        const auto* copy = output.find(tensor.info.name);
+        if (!copy) {
+            report.missingTensors.push_back(tensor.info.name);
+            continue;
+        }
+        accounted.insert(tensor.info.name);
+        if (!sameBytes(source, tensor, output, *copy)) {
+            report.differingTensors.push_back(tensor.info.name);
+        }
+    }
+    for (auto& c : report.modules) {
+        if (!c.quantizedInOutput && !c.quantizedInSource) {
+            const bool differs = std::any_of(report.differingTensors.begin(), report.differingTensors.end(),
+                                             [&](const std::string& t) { return moduleOfTensor(t) == c.module; });
+            if (!differs) {
+                c.relErr = 0.0;
+                c.maxAbsErr = 0.0;
+            } else {
+                c.detail = "stored BF16 in both, but not byte-identical";
+            }
+        }
+    }
+    for (const auto& tensor : output.tensors()) {
+        if (!accounted.contains(tensor.info.name)) {
+            report.extraTensors.push_back(tensor.info.name);
+        }
+    }
+    return report;
+}
+
+} // namespace spark

@@ -1,0 +1,75 @@
+#include "views/compare/compareplot.h"
+
+#include "views/bench/benchplotqcp.h"
+
+#include <QEvent>
+#include <QVBoxLayout>
+
+namespace spark {
+
+ComparePlot::ComparePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumHeight(160);
+    redraw();
+}
+
+void ComparePlot::setReport(std::shared_ptr<const CompareReport> report)
+{
+    m_report = std::move(report);
+    redraw();
+}
+
+void ComparePlot::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        redraw();
+    }
+}
+
+void ComparePlot::redraw()
+{
+    m_plot->clearPlottables();
+    m_bars = 0;
+    const auto pal = palette();
+    m_plot->setBackground(pal.color(QPalette::Base));
+    for (auto* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setBasePen(QPen(pal.color(QPalette::Text)));
+        axis->setTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setSubTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setTickLabelColor(pal.color(QPalette::Text));
+        axis->setLabelColor(pal.color(QPalette::Text));
+    }
+    m_plot->yAxis->setLabel(tr("rel. error ‖W−D‖/‖W‖"));
+    auto* exact = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    auto* differs = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    exact->setName(tr("bit-exact"));
+    differs->setName(tr("differs"));
+    exact->setBrush(pal.color(QPalette::Highlight));
+    exact->setPen(Qt::NoPen);
+    differs->setBrush(QColor(0xd0, 0x40, 0x40));
+    differs->setPen(Qt::NoPen);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double maxErr = 0;
+    if (m_report) {
+        for (const auto& m : m_report->modules) {
+            if (!m.quantizedInOutput || !m.relErr) {
+                continue;
+            }
+            const double x = m_bars++;
+            (m.bitExact == BitExactness::No ? differs : exact)->addData(x, *m.relErr);
+            ticker->addTick(x, QString::fromStdString(m.module));
+            maxErr = std::max(maxErr, *m.relErr);
+        }
+    }
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setTickLabelRotation(60);
+    m_plot->xAxis->setRange(-0.8, std::max(1, m_bars) - 0.2);
+    m_plot->yAxis->setRange(0, maxErr > 0 ? maxErr * 1.1 : 1.0);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace spark

@@ -1,0 +1,167 @@
+#include "views/compare/compareview.h"
+
+#include "core/io/checkpoint.h"
+#include "views/compare/comparemodel.h"
+#include "views/compare/compareplot.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace spark {
+
+/// What a background comparison hands back: the report, or the error that stopped it (file and tensor).
+struct CompareView::Outcome
+{
+    int job = 0;
+    std::shared_ptr<const CompareReport> report;
+    QString error;
+};
+
+namespace {
+
+QWidget* pathRow(QLineEdit* edit, QWidget* parent)
+{
+    auto* row = new QWidget(parent);
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(edit);
+    auto* browse = new QPushButton(CompareView::tr("Browse…"), row);
+    QObject::connect(browse, &QPushButton::clicked, edit, [edit] {
+        const auto dir = QFileDialog::getExistingDirectory(edit, CompareView::tr("Choose a checkpoint folder"), edit->text());
+        if (!dir.isEmpty()) {
+            edit->setText(dir);
+        }
+    });
+    layout->addWidget(browse);
+    return row;
+}
+
+} // namespace
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent), m_source(new QLineEdit(this)), m_output(new QLineEdit(this)),
+      m_run(new QPushButton(tr("&Compare"), this)), m_status(new QLabel(this)), m_model(new CompareModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new ComparePlot(this))
+{
+    m_source->setPlaceholderText(tr("BF16 source checkpoint"));
+    m_output->setPlaceholderText(tr("quantized output of it (any compressed-tensors checkpoint)"));
+    auto* form = new QFormLayout;
+    form->addRow(tr("Source:"), pathRow(m_source, this));
+    form->addRow(tr("Output:"), pathRow(m_output, this));
+    auto* top = new QHBoxLayout;
+    top->addLayout(form, 1);
+    top->addWidget(m_run, 0, Qt::AlignBottom);
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(CompareModel::SortRole);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->verticalHeader()->hide();
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(m_plot);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_status);
+    layout->addWidget(splitter, 1);
+    m_status->setWordWrap(true);
+    m_status->setText(tr("Pick a BF16 source and a quantized output of it."));
+
+    connect(m_run, &QPushButton::clicked, this, &CompareView::startCompare);
+    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<Outcome>>::finished, this, &CompareView::onFinished);
+}
+
+CompareView::~CompareView()
+{
+    m_watcher.waitForFinished();
+}
+
+void CompareView::setPaths(const QString& source, const QString& output)
+{
+    m_source->setText(source);
+    m_output->setText(output);
+}
+
+bool CompareView::isRunning() const
+{
+    return m_watcher.isRunning();
+}
+
+const CompareReport* CompareView::report() const
+{
+    return m_model->report();
+}
+
+QString CompareView::statusText() const
+{
+    return m_status->text();
+}
+
+void CompareView::startCompare()
+{
+    const auto source = m_source->text().trimmed();
+    const auto output = m_output->text().trimmed();
+    for (const auto& path : {source, output}) {
+        if (path.isEmpty() || !QFileInfo::exists(path)) {
+            m_status->setText(tr("No checkpoint at '%1'.").arg(path));
+            Q_EMIT finished();
+            return;
+        }
+    }
+    if (m_watcher.isRunning()) {
+        m_watcher.waitForFinished(); // its result carries an old job id and is dropped
+    }
+    const int job = ++m_job;
+    m_run->setEnabled(false);
+    m_status->setText(tr("Comparing…"));
+    m_watcher.setFuture(QtConcurrent::run([job, source, output] {
+        auto outcome = std::make_shared<Outcome>();
+        outcome->job = job;
+        try {
+            const auto src = Checkpoint::open(source.toStdString());
+            const auto out = Checkpoint::open(output.toStdString());
+            outcome->report = std::make_shared<const CompareReport>(compareCheckpoints(src, out));
+        } catch (const std::exception& e) {
+            outcome->error = QString::fromStdString(e.what());
+        }
+        return outcome;
+    }));
+}
+
+void CompareView::onFinished()
+{
+    m_run->setEnabled(true);
+    const auto outcome = m_watcher.result();
+    if (!outcome || outcome->job != m_job) {
+        return;
+    }
+    if (!outcome->report) {
+        m_status->setText(tr("Cannot compare: %1").arg(outcome->error));
+        Q_EMIT finished();
+        return;
+    }
+    m_model->resetData(outcome->report);
+    m_plot->setReport(outcome->report);
+    m_table->resizeColumnsToContents();
+    m_status->setText(QString::fromStdString(outcome->report->summary()));
+    Q_EMIT finished();
+}
+
+} // namespace spark

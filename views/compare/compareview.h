@@ -1,0 +1,61 @@
+#pragma once
+
+#include "core/audit/comparer.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace spark {
+
+class CompareModel;
+class ComparePlot;
+
+/// @brief Two checkpoints side by side (the Compare tab): a BF16 source and a quantized output of it, per
+/// module the schemes, bytes, rel. error and bit-exactness (core compareCheckpoints(), off the GUI thread),
+/// and a per-module error plot. A newer comparison drops the results of an older one.
+class CompareView : public QWidget
+{
+    Q_OBJECT
+
+  public:
+    explicit CompareView(QWidget* parent = nullptr);
+    ~CompareView() override;
+
+    void setPaths(const QString& source, const QString& output);
+    /// @brief Starts comparing the two paths (validated first: both must exist).
+    void startCompare();
+    bool isRunning() const;
+
+    const CompareReport* report() const;
+    CompareModel* model() const { return m_model; }
+    ComparePlot* plot() const { return m_plot; }
+    QString statusText() const;
+
+  Q_SIGNALS:
+    /// A comparison ended: with a report, or with an error shown in the status line.
+    void finished();
+
+  private:
+    struct Outcome;
+    void onFinished();
+
+    QLineEdit* m_source;
+    QLineEdit* m_output;
+    QPushButton* m_run;
+    QLabel* m_status;
+    CompareModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    ComparePlot* m_plot;
+    QFutureWatcher<std::shared_ptr<Outcome>> m_watcher;
+    int m_job = 0;
+};
+
+} // namespace spark

@@ -1,0 +1,300 @@
+#include "views/plan/budgetpanel.h"
+
+#include "core/plan/preset.h"
+#include "views/document/document.h"
+#include "views/plan/frontierplot.h"
+#include "views/plan/plancontroller.h"
+#include "views/plan/sweepjob.h"
+#include "views/shared/formatting.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <map>
+
+namespace spark {
+namespace {
+
+QString errorText(double e)
+{
+    return QLocale().toString(e, 'e', 3);
+}
+
+QStringList toStringList(const std::vector<std::string>& items)
+{
+    QStringList out;
+    for (const auto& s : items) {
+        out.append(QString::fromStdString(s));
+    }
+    return out;
+}
+
+} // namespace
+
+BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
+    : QWidget(parent), m_controller(controller), m_job(new SweepJob(this)), m_plot(new FrontierPlot(this)),
+      m_sweepButton(new QPushButton(tr("&Sweep Schemes"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
+      m_progress(new QProgressBar(this)), m_priors(new QCheckBox(tr("Role &priors for α"), this)),
+      m_axis(new QComboBox(this)), m_slider(new QSlider(Qt::Horizontal, this)), m_summary(new QLabel(this)),
+      m_changes(new QTableWidget(0, 4, this))
+{
+    m_sweepButton->setObjectName(QStringLiteral("sweepButton"));
+    m_sweepButton->setToolTip(tr("Measure rel. error and bytes of every decision unit under every legal scheme "
+                                 "(one pass over the weights)."));
+    m_cancelButton->setEnabled(false);
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setMaximumWidth(fontMetrics().averageCharWidth() * 24);
+    m_priors->setToolTip(tr("α per role instead of 1 everywhere: fc 2, down_proj 1.5, q/k/v 1.5, others 1 "
+                            "(heuristics, not measurements)."));
+    m_axis->addItem(tr("Streamed GiB"));
+    m_axis->addItem(tr("Drafter ms on GB10 (273 GB/s)"), 273.0);
+    m_axis->addItem(tr("Drafter ms on H200 (4800 GB/s)"), 4800.0);
+    m_slider->setObjectName(QStringLiteral("budgetSlider"));
+    m_slider->setEnabled(false);
+    m_slider->setToolTip(tr("Budget: each step is a point of the exact Pareto frontier; moving it applies that "
+                            "plan (undoable)."));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_changes->setHorizontalHeaderLabels({tr("Module"), tr("Before"), tr("After"), tr("Rel. error")});
+    m_changes->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_changes->verticalHeader()->hide();
+    m_changes->setEditTriggers(QAbstractItemView::NoEditTriggers);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_sweepButton);
+    top->addWidget(m_cancelButton);
+    top->addWidget(m_progress);
+    top->addWidget(m_priors);
+    top->addStretch(1);
+    top->addWidget(new QLabel(tr("x axis:"), this));
+    top->addWidget(m_axis);
+    auto* sliderRow = new QHBoxLayout;
+    sliderRow->addWidget(new QLabel(tr("Budget:"), this));
+    sliderRow->addWidget(m_slider, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_plot, 3);
+    layout->addLayout(sliderRow);
+    layout->addWidget(m_summary);
+    layout->addWidget(new QLabel(tr("What the last budget change changed:"), this));
+    layout->addWidget(m_changes, 1);
+
+    connect(m_sweepButton, &QPushButton::clicked, this, &BudgetPanel::startSweep);
+    connect(m_cancelButton, &QPushButton::clicked, this, &BudgetPanel::cancelSweep);
+    connect(m_job, &SweepJob::progressChanged, this,
+            [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * 1000)); });
+    connect(m_job, &SweepJob::finished, this, &BudgetPanel::onSweepFinished);
+    connect(m_priors, &QCheckBox::toggled, this, &BudgetPanel::rebuildAllocator);
+    connect(m_axis, &QComboBox::currentIndexChanged, this, [this] {
+        const auto data = m_axis->currentData();
+        m_plot->setBandwidth(data.isValid() ? std::optional<double>(data.toDouble()) : std::nullopt);
+    });
+    // A drag is one undo step: the merge key changes when the slider is grabbed, not while it moves.
+    connect(m_slider, &QSlider::sliderPressed, this, [this] { ++m_mergeSession; });
+    connect(m_slider, &QSlider::valueChanged, this, &BudgetPanel::onSliderMoved);
+    connect(m_plot, &FrontierPlot::pointClicked, this, [this](int index) {
+        ++m_mergeSession;
+        m_slider->setValue(index);
+    });
+    connect(m_controller, &PlanController::planChanged, this, &BudgetPanel::onPlanChanged);
+    // Another draft: the sweep no longer applies.
+    connect(m_controller->document(), &Document::snapshotChanged, this, [this] {
+        m_job->cancel();
+        m_sweep.reset();
+        rebuildAllocator();
+        Q_EMIT sweepChanged(nullptr);
+    });
+    updateSummary();
+}
+
+void BudgetPanel::startSweep()
+{
+    const auto snapshot = m_controller->document()->snapshot();
+    if (!snapshot || !snapshot->checkpoint) {
+        Q_EMIT statusMessage(tr("Open a draft checkpoint before sweeping."));
+        return;
+    }
+    const auto plan = m_controller->plan();
+    if (!plan || !plan->errors.empty()) {
+        Q_EMIT statusMessage(tr("The plan has errors: fix them before sweeping."));
+        return;
+    }
+    SweepOptions options;
+    options.plan = m_controller->planOptions();
+    m_baseEdits = m_controller->edits();
+    m_progress->setValue(0);
+    m_sweepButton->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    m_job->start(snapshot->checkpoint, options);
+    Q_EMIT statusMessage(tr("Sweeping every legal scheme of every decision unit…"));
+}
+
+void BudgetPanel::cancelSweep()
+{
+    m_job->cancel();
+}
+
+void BudgetPanel::onSweepFinished(const SweepJobResult& result)
+{
+    m_sweepButton->setEnabled(true);
+    m_cancelButton->setEnabled(false);
+    if (!result.error.isEmpty()) {
+        Q_EMIT statusMessage(tr("Sweep failed: %1").arg(result.error));
+        return;
+    }
+    if (!result.sweep) {
+        Q_EMIT statusMessage(tr("Sweep cancelled."));
+        return;
+    }
+    m_sweep = result.sweep;
+    m_progress->setValue(1000);
+    rebuildAllocator();
+    Q_EMIT sweepChanged(m_sweep);
+    Q_EMIT statusMessage(tr("Sweep done: %1 units in %2 s.")
+                             .arg(m_sweep->units.size())
+                             .arg(QLocale().toString(m_sweep->seconds, 'f', 1)));
+}
+
+void BudgetPanel::rebuildAllocator()
+{
+    m_allocator.reset();
+    m_applied = -1;
+    if (m_sweep) {
+        const auto alphas = resolveAlphas(*m_sweep, m_priors->isChecked() ? rolePriorAlphas() : std::vector<std::string>{});
+        m_allocator = std::make_unique<BudgetAllocator>(*m_sweep, alphas);
+    }
+    std::vector<FrontierPlot::Marker> markers;
+    const auto snapshot = m_controller->document()->snapshot();
+    if (m_allocator && snapshot && snapshot->checkpoint) {
+        // Each preset as the user's options would plan it; presets that change which units exist (a patched
+        // vLLM's q/k/v) are not on this sweep and are left out.
+        std::vector<TensorInfo> infos;
+        for (const auto& t : snapshot->checkpoint->tensors()) {
+            infos.push_back(t.info);
+        }
+        for (const auto& preset : presets()) {
+            auto options = m_sweep->plan;
+            options.preset = preset.name;
+            if (const auto point = m_allocator->evaluate(makePlan(snapshot->checkpoint->config(), infos, options))) {
+                markers.push_back({QString::fromStdString(preset.name), *point});
+            }
+        }
+    }
+    m_plot->setFrontier(m_allocator ? m_allocator->frontier() : std::vector<FrontierPoint>{}, markers);
+    m_settingSlider = true;
+    m_slider->setEnabled(m_allocator != nullptr);
+    m_slider->setRange(0, m_allocator ? static_cast<int>(m_allocator->frontier().size()) - 1 : 0);
+    m_settingSlider = false;
+    onPlanChanged();
+}
+
+void BudgetPanel::onPlanChanged()
+{
+    std::optional<FrontierPoint> current;
+    if (const auto plan = m_controller->plan(); plan && m_allocator) {
+        current = m_allocator->evaluate(*plan);
+    }
+    m_plot->setCurrent(current);
+    // The slider rests on the best frontier point within the current plan's bytes (without applying it).
+    if (current && m_allocator) {
+        if (const auto index = m_allocator->bestWithin(current->streamedBytes)) {
+            m_settingSlider = true;
+            m_slider->setValue(static_cast<int>(*index));
+            m_settingSlider = false;
+        }
+    }
+    updateSummary();
+}
+
+void BudgetPanel::onSliderMoved(int value)
+{
+    if (m_settingSlider) {
+        return;
+    }
+    if (!m_slider->isSliderDown()) {
+        ++m_mergeSession; // keyboard steps and clicks are undo steps of their own
+    }
+    applyPoint(value);
+}
+
+void BudgetPanel::applyPoint(int index)
+{
+    if (!m_allocator || index < 0 || index >= static_cast<int>(m_allocator->frontier().size())) {
+        return;
+    }
+    const auto allocation = m_allocator->atFrontier(static_cast<std::size_t>(index));
+    // What changes, module by module, against the plan in use.
+    std::map<std::string, const WeightScheme*> before;
+    if (const auto plan = m_controller->plan()) {
+        for (const auto& m : plan->modules) {
+            before[m.name] = m.decision == PlanDecision::Quantize ? m.scheme : &keepScheme();
+        }
+    }
+    m_changes->setRowCount(0);
+    for (const auto& choice : allocation.units) {
+        for (const auto& module : m_sweep->units[choice.unit].modules) {
+            const auto it = before.find(module);
+            if (it == before.end() || it->second == choice.scheme) {
+                continue;
+            }
+            const int row = m_changes->rowCount();
+            m_changes->insertRow(row);
+            m_changes->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(module)));
+            m_changes->setItem(row, 1, new QTableWidgetItem(schemeText(*it->second)));
+            m_changes->setItem(row, 2, new QTableWidgetItem(schemeText(*choice.scheme)));
+            m_changes->setItem(row, 3, new QTableWidgetItem(QLocale().toString(choice.relErr, 'f', 5)));
+        }
+    }
+    PlanEdits after = m_baseEdits;
+    after.schemes.append(toStringList(allocation.rules));
+    m_applied = index;
+    m_controller->edit(after,
+                       tr("Budget %1 (E %2)")
+                           .arg(localizedBytes(allocation.point.streamedBytes), errorText(allocation.point.weightedError)),
+                       QStringLiteral("budget-%1").arg(m_mergeSession));
+    m_controller->recomputeNow();
+    updateSummary();
+}
+
+QString BudgetPanel::summaryText() const
+{
+    return m_summary->text();
+}
+
+void BudgetPanel::updateSummary()
+{
+    if (!m_allocator) {
+        m_summary->setText(m_job->isRunning() ? tr("Sweeping…")
+                                              : tr("Sweep the draft to see the exact trade-off between streamed bytes "
+                                                   "and weighted error, then pick a budget."));
+        return;
+    }
+    const auto& f = m_allocator->frontier();
+    const int at = m_slider->value();
+    QString text = tr("%1 frontier points (built in %2 ms), sweep %3 s at %4 GB/s.")
+                       .arg(f.size())
+                       .arg(QLocale().toString(m_allocator->buildSeconds() * 1e3, 'f', 1))
+                       .arg(QLocale().toString(m_sweep->seconds, 'f', 1))
+                       .arg(QLocale().toString(m_sweep->seconds > 0 ? static_cast<double>(m_sweep->bytesMeasured) /
+                                                                          m_sweep->seconds / 1e9
+                                                                    : 0.0,
+                                               'f', 2));
+    if (at >= 0 && at < static_cast<int>(f.size())) {
+        text += QLatin1Char(' ') + tr("Budget point: %1 streamed, %2 on disk, E %3.")
+                                       .arg(localizedBytes(f[static_cast<std::size_t>(at)].streamedBytes),
+                                            localizedBytes(f[static_cast<std::size_t>(at)].bytes),
+                                            errorText(f[static_cast<std::size_t>(at)].weightedError));
+    }
+    m_summary->setText(text);
+}
+
+} // namespace spark

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "core/plan/budgetallocator.h"
+#include "views/plan/planedits.h"
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QTableWidget;
+
+namespace spark {
+
+class FrontierPlot;
+class PlanController;
+class SweepJob;
+struct SweepJobResult;
+
+/// @brief The "Budget" tab: runs the sensitivity sweep of the open draft in the background (progress,
+/// cancel), shows the exact Pareto frontier of the allocator with the presets and the current plan on it,
+/// and applies the plan of a frontier point when the budget slider moves or a point is clicked. Applying
+/// is one undoable plan edit (the plan's scheme rules at sweep time plus one rule per unit); a drag is one
+/// undo step. The "what changed" table lists the modules whose scheme the last application changed.
+class BudgetPanel : public QWidget
+{
+    Q_OBJECT
+
+  public:
+    explicit BudgetPanel(PlanController* controller, QWidget* parent = nullptr);
+
+    SweepJob* sweepJob() const { return m_job; }
+    FrontierPlot* frontierPlot() const { return m_plot; }
+    QSlider* budgetSlider() const { return m_slider; }
+    QCheckBox* rolePriorsBox() const { return m_priors; }
+    QTableWidget* changesTable() const { return m_changes; }
+    QPushButton* sweepButton() const { return m_sweepButton; }
+    /// @brief The measured sweep, or null.
+    std::shared_ptr<const SweepResult> sweep() const { return m_sweep; }
+    /// @brief The allocator over the sweep with the current α, or null.
+    const BudgetAllocator* allocator() const { return m_allocator.get(); }
+    /// @brief The frontier point applied last, or -1.
+    int appliedPoint() const { return m_applied; }
+    QString summaryText() const;
+
+  public Q_SLOTS:
+    /// @brief Sweeps the open draft under the plan's current options.
+    void startSweep();
+    void cancelSweep();
+    /// @brief Applies frontier point @p index as an undoable plan edit.
+    void applyPoint(int index);
+
+  Q_SIGNALS:
+    /// A sweep finished (or was dropped): TensorSweepSection and others follow it.
+    void sweepChanged(std::shared_ptr<const spark::SweepResult> sweep);
+    void statusMessage(const QString& message);
+
+  private:
+    void onSweepFinished(const SweepJobResult& result);
+    void rebuildAllocator();
+    void onPlanChanged();
+    void onSliderMoved(int value);
+    void updateSummary();
+
+    PlanController* m_controller;
+    SweepJob* m_job;
+    FrontierPlot* m_plot;
+    QPushButton* m_sweepButton;
+    QPushButton* m_cancelButton;
+    QProgressBar* m_progress;
+    QCheckBox* m_priors;
+    QComboBox* m_axis;
+    QSlider* m_slider;
+    QLabel* m_summary;
+    QTableWidget* m_changes;
+    std::shared_ptr<const SweepResult> m_sweep;
+    std::unique_ptr<BudgetAllocator> m_allocator;
+    PlanEdits m_baseEdits; ///< the edits the sweep was made for; applications add rules to these
+    int m_applied = -1;
+    int m_mergeSession = 0;
+    bool m_settingSlider = false;
+};
+
+} // namespace spark

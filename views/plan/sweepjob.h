@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/plan/sensitivitysweep.h"
+#include "views/shared/jobtracker.h"
+
+#include <QFuture>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <memory>
+
+namespace spark {
+
+/// @brief What a sweep run ends with: the measured sweep, or why there is none.
+struct SweepJobResult
+{
+    std::shared_ptr<const SweepResult> sweep;
+    QString error;
+};
+
+/// @brief Runs core's sweepCheckpoint() in the background (QtConcurrent + QPromise) with progress and
+/// cancel. Each run has a job id, so the result of a run that was cancelled or superseded (another file)
+/// is dropped when it arrives.
+class SweepJob : public QObject
+{
+    Q_OBJECT
+
+  public:
+    explicit SweepJob(QObject* parent = nullptr);
+    /// Cancels a running sweep; the worker stops at its next progress report.
+    ~SweepJob() override;
+
+    /// @brief Starts sweeping @p checkpoint; a running sweep is cancelled first.
+    void start(std::shared_ptr<const Checkpoint> checkpoint, const SweepOptions& options);
+    /// @brief Stops the running sweep (emits finished with neither sweep nor error).
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+  Q_SIGNALS:
+    /// @p fraction of the weight bytes measured (0..1).
+    void progressChanged(double fraction);
+    /// The run ended: a sweep, an error naming the file and tensor, or both empty when cancelled.
+    void finished(const spark::SweepJobResult& result);
+
+  private:
+    JobTracker m_jobs;
+    QFuture<SweepJobResult> m_future;
+    bool m_running = false;
+};
+
+} // namespace spark
+
+Q_DECLARE_METATYPE(spark::SweepJobResult)
