@@ -246,12 +246,14 @@ int runPlan(const std::vector<std::string>& argv)
 {
     auto optionNames = planOptionNames();
     optionNames.insert(optionNames.end(), {"drafter-ms", "bandwidth-gbps", "device", "cycle-ms"});
+    optionNames.push_back("save-plan");
     optionNames.insert(optionNames.end(), budgetOptionNames().begin(), budgetOptionNames().end());
     std::vector<std::string> flagNames{"json"};
     flagNames.insert(flagNames.end(), budgetFlagNames().begin(), budgetFlagNames().end());
     const Args args(argv, flagNames, optionNames);
     args.expectPositional(1);
     const auto options = planOptionsFrom(args);
+    savePlanIfAsked(args, options);
     const auto timing = timingInputsFrom(args);
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
     std::vector<TensorInfo> infos;

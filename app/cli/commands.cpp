@@ -34,7 +34,7 @@ const std::vector<Command>& commands()
          "PATH [plan options] [--candidates S,S,...] [--device gb10|h200] [--threads N] [--json]", runSweep},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
          "PATH [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] [--group G] "
-         "[--tp N] "
+         "[--tp N] [--plan-file F] [--save-plan F] "
          "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json] "
          "[--budget SIZE|preset | --budget-file SIZE|preset | --budget-ms MS] [--candidates S,S,...] "
          "[--alpha ENTRY=X]... [--compare-preset] [--threads N]",
@@ -44,7 +44,8 @@ const std::vector<Command>& commands()
         {"quantize",
          "write a compressed-tensors pack-quantized checkpoint with its model card, then verify it",
          "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] "
-         "[--group 32|64|128|-1] [--tp N] [--max-shard-size SIZE] [--threads N] [--backend auto|cpu|cuda] "
+         "[--group 32|64|128|-1] [--tp N] [--plan-file F] [--max-shard-size SIZE] [--threads N] "
+         "[--backend auto|cpu|cuda] "
          "[--cuda-memory SIZE] "
          "[--no-verify] "
          "[--target-model M] [--target-precision P] [--license L] [--base-model B] [--model-name N] [--bench "

@@ -1,35 +1,52 @@
 #include "planargs.h"
 
+#include "core/plan/planfile.h"
+
 namespace spark::cli {
 
 const std::vector<std::string>& planOptionNames()
 {
-    static const std::vector<std::string> names{"preset", "target", "ignore", "scheme", "target-layers",
-                                                "bits",   "group",  "tp"};
+    static const std::vector<std::string> names{"preset", "target", "ignore", "scheme",   "target-layers",
+                                                "bits",   "group",  "tp",     "plan-file"};
     return names;
 }
 
 PlanOptions planOptionsFrom(const Args& args)
 {
+    // --plan-file gives the starting point; the command line adds entries after the file's (scheme rules
+    // added last win) and overrides its single values.
     PlanOptions options;
-    options.preset = args.value("preset", "auto");
-    options.targets = args.values("target");
-    options.ignore = args.values("ignore");
-    options.schemes = args.values("scheme");
+    if (const auto file = args.value("plan-file")) {
+        options = readPlanFile(*file);
+    }
+    options.preset = args.value("preset", options.preset);
+    for (const auto& [name, list] :
+         {std::pair{"target", &options.targets}, std::pair{"ignore", &options.ignore},
+          std::pair{"scheme", &options.schemes}}) {
+        const auto added = args.values(name);
+        list->insert(list->end(), added.begin(), added.end());
+    }
     if (args.value("target-layers")) {
         options.targetLayers = static_cast<int>(args.integer("target-layers", 0, 0, 100000));
     }
-    options.bits = static_cast<int>(args.integer("bits", 4, 4, 8));
+    options.bits = static_cast<int>(args.integer("bits", options.bits, 4, 8));
     if (options.bits != 4 && options.bits != 8) {
         throw UsageError("--bits must be 4 or 8");
     }
-    options.groupSize = static_cast<int>(args.integer("group", 128, -1, 128));
+    options.groupSize = static_cast<int>(args.integer("group", options.groupSize, -1, 128));
     if (options.groupSize != -1 && options.groupSize != 32 && options.groupSize != 64 &&
         options.groupSize != 128) {
         throw UsageError("--group must be 32, 64, 128 or -1 (per channel)");
     }
-    options.tpDegree = static_cast<int>(args.integer("tp", 1, 1, 64));
+    options.tpDegree = static_cast<int>(args.integer("tp", options.tpDegree, 1, 64));
     return options;
+}
+
+void savePlanIfAsked(const Args& args, const PlanOptions& options)
+{
+    if (const auto file = args.value("save-plan")) {
+        writePlanFile(*file, options);
+    }
 }
 
 } // namespace spark::cli

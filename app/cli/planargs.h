@@ -8,11 +8,18 @@
 
 namespace spark::cli {
 
-/// @brief The plan options `plan` and `quantize` share: --preset, --target, --ignore, --target-layers,
-/// --bits, --group, --tp.
+/// @brief The plan options `plan`, `quantize`, `card` (and the other planning commands) share: --preset,
+/// --target, --ignore, --scheme, --target-layers, --bits, --group, --tp, --plan-file.
 const std::vector<std::string>& planOptionNames();
 
-/// @brief PlanOptions from parsed arguments (range-checked; UsageError otherwise).
+/// @brief PlanOptions from parsed arguments (range-checked; UsageError otherwise). With --plan-file F the
+/// plan file (core/plan/planfile.h) is the starting point: --target, --ignore and --scheme add entries after
+/// the file's (so a --scheme rule wins over the file's rules), --preset, --target-layers, --bits, --group and
+/// --tp replace the file's values. Throws PlanFileError naming the file and field when it cannot be read.
 PlanOptions planOptionsFrom(const Args& args);
+
+/// @brief With --save-plan F (an option only `plan` takes), writes @p options to F as a plan file,
+/// atomically, replacing any file there.
+void savePlanIfAsked(const Args& args, const PlanOptions& options);
 
 } // namespace spark::cli

@@ -42,7 +42,7 @@ class Fp8Codec final : public SchemeCodec
             const float s = rtn::loadScale(dtype, parts[1].data(), r);
             for (std::size_t k = 0; k < cols; ++k) {
                 const auto code = static_cast<std::uint8_t>(parts[0][r * cols + k]);
-                out[r * cols + k] = rtn::roundToDType(dtype, f8e4m3ToFloat(code) * s);
+                out[r * cols + k] = rtn::roundToDType(dtype, minifloat::e4m3ToFloat(code) * s);
             }
         }
     }
@@ -50,7 +50,8 @@ class Fp8Codec final : public SchemeCodec
     std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
                          ElementCode* out) const override
     {
-        std::vector<float> w(rows.cols);
+        thread_local std::vector<float> w; // traceRow runs once per row: no allocation per call
+        w.resize(rows.cols);
         codec::loadRow(rows, r, w.data());
         float absmax = 0;
         for (const float v : w) {
@@ -61,7 +62,7 @@ class Fp8Codec final : public SchemeCodec
             // The quotient is rounded to the weight dtype before the clamp and the FP8 cast (V6).
             const float x = std::clamp(rtn::roundToDType(rows.dtype, w[k] / s), -kFp8Max, kFp8Max);
             const std::uint8_t code = minifloat::e4m3FromFloat(x);
-            out[k] = {f8e4m3ToFloat(code), s, code};
+            out[k] = {minifloat::e4m3ToFloat(code), s, code};
         }
         return rtn::roundToDType(rows.dtype, absmax / kFp8Max) == 0.0f ? 1 : 0;
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -11,25 +12,25 @@ namespace spark::minifloat {
 /// 464 or NaN gives the NaN code 0x7F | sign. Callers clamp to ±448 first, as CT does.
 inline std::uint8_t e4m3FromFloat(float x)
 {
-    const std::uint8_t sign = std::signbit(x) ? 0x80 : 0x00;
-    const float a = std::fabs(x);
-    if (!(a <= 464.0f)) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+    const auto sign = static_cast<std::uint8_t>((bits >> 24) & 0x80u);
+    const std::uint32_t magnitude = bits & 0x7FFFFFFFu;
+    if (!(magnitude <= 0x43E80000u)) { // above 464 (or NaN): the cast's NaN code
         return static_cast<std::uint8_t>(sign | 0x7F);
     }
-    if (a < 0x1p-6f) {
-        // Subnormal grid: a multiple of 2^-9; nearbyint rounds half to even in the default mode.
-        return static_cast<std::uint8_t>(sign | static_cast<std::uint8_t>(std::nearbyint(a * 512.0f)));
+    if (magnitude < 0x3C800000u) { // below 2^-6: a multiple of 2^-9, rounded half to even
+        // Adding 1.5 * 2^23 leaves the integer part rounded in the default (nearest-even) mode.
+        const float scaled = std::bit_cast<float>(magnitude) * 512.0f + 12582912.0f;
+        return static_cast<std::uint8_t>(sign | static_cast<std::uint8_t>(scaled - 12582912.0f));
     }
-    int exponent = 0;
-    const float m = std::frexp(a, &exponent); // a = m · 2^exponent, m in [0.5, 1)
-    int e = exponent - 1;                     // a = (2m) · 2^e, 2m in [1, 2)
-    int mantissa = static_cast<int>(std::nearbyint((2.0f * m - 1.0f) * 8.0f)); // exact product
-    if (mantissa == 8) {
-        mantissa = 0;
-        ++e;
-    }
-    return static_cast<std::uint8_t>(sign | ((e + 7) << 3) | mantissa);
+    // Normal: keep 3 mantissa bits, nearest even; a carry moves into the exponent as it should. The
+    // float exponent bias is 127, e4m3's is 7: subtract 120 from the exponent field.
+    const std::uint32_t rounded = (magnitude + 0x7FFFFu + ((magnitude >> 20) & 1u)) >> 20;
+    return static_cast<std::uint8_t>(sign | (rounded - (120u << 3)));
 }
+
+/// @brief float8_e4m3fn code → value, from a table built once (exact: every code is a float).
+float e4m3ToFloat(std::uint8_t code);
 
 /// @brief Magnitudes of the FP4 e2m1 codes 0..7.
 inline constexpr float kE2m1Values[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
@@ -39,23 +40,10 @@ inline constexpr float kE2m1Values[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0
 /// keeps its sign bit even when it rounds to 0, while -0.0 gives +0 (torch.sign(-0.0) is 0).
 inline std::uint8_t e2m1FromFloat(float x)
 {
+    // The index is the number of rounding boundaries below |x|; "<" or "<=" at each boundary sends its
+    // tie to the even neighbour. Comparisons, not branches: the data decides them at random.
     const float a = std::fabs(x);
-    std::uint8_t index = 7;
-    if (a <= 0.25f) {
-        index = 0;
-    } else if (a < 0.75f) {
-        index = 1;
-    } else if (a <= 1.25f) {
-        index = 2;
-    } else if (a < 1.75f) {
-        index = 3;
-    } else if (a <= 2.5f) {
-        index = 4;
-    } else if (a < 3.5f) {
-        index = 5;
-    } else if (a <= 5.0f) {
-        index = 6;
-    }
+    const int index = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
     return static_cast<std::uint8_t>((x < 0.0f ? 0x8 : 0x0) | index);
 }
 

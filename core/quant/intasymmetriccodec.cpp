@@ -16,7 +16,7 @@ constexpr std::size_t kRowsPerZeroWord = 8; // 4-bit zero points, 8 rows per int
 int quantizeAsym(DType dt, float w, const codec::AsymGroupParams& p)
 {
     const float x = rtn::roundToDType(dt, rtn::roundToDType(dt, w / p.scale) + static_cast<float>(p.zeroPoint));
-    return static_cast<int>(std::nearbyint(std::clamp(x, static_cast<float>(kQMin), static_cast<float>(kQMax))));
+    return static_cast<int>(rtn::roundHalfEven(std::clamp(x, static_cast<float>(kQMin), static_cast<float>(kQMax))));
 }
 
 class IntAsymmetricCodec final : public SchemeCodec
@@ -103,7 +103,8 @@ class IntAsymmetricCodec final : public SchemeCodec
     std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
                          ElementCode* out) const override
     {
-        std::vector<float> w(rows.cols);
+        thread_local std::vector<float> w; // traceRow runs once per row: no allocation per call
+        w.resize(rows.cols);
         codec::loadRow(rows, r, w.data());
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += static_cast<std::size_t>(m_group)) {
@@ -152,7 +153,7 @@ AsymGroupParams asymGroupParams(DType dt, float mn, float mx)
         p.scale = rtn::scaleEps(dt);
         p.eps = true;
     }
-    p.zeroPoint = std::isnan(zf) ? 0 : static_cast<int>(std::nearbyint(std::clamp(zf, -128.0f, 127.0f)));
+    p.zeroPoint = std::isnan(zf) ? 0 : static_cast<int>(rtn::roundHalfEven(std::clamp(zf, -128.0f, 127.0f)));
     return p;
 }
 

@@ -50,7 +50,8 @@ class IntSymmetricCodec final : public SchemeCodec
     std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
                          ElementCode* out) const override
     {
-        std::vector<float> w(rows.cols);
+        thread_local std::vector<float> w; // traceRow runs once per row: no allocation per call
+        w.resize(rows.cols);
         codec::loadRow(rows, r, w.data());
         const std::size_t width = m_scheme.groupWidth(rows.cols);
         std::size_t epsGroups = 0;

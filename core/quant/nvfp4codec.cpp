@@ -42,7 +42,7 @@ GroupScale groupScale(DType dt, const float* w, float globalScale)
         s.code = kFp8Eps;
         s.eps = true;
     }
-    s.effective = f8e4m3ToFloat(s.code) / globalScale;
+    s.effective = minifloat::e4m3ToFloat(s.code) / globalScale;
     return s;
 }
 
@@ -111,7 +111,7 @@ class Nvfp4Codec final : public SchemeCodec
         for (std::size_t r = 0; r < rowCount; ++r) {
             for (std::size_t k = 0; k < cols; ++k) {
                 const auto code = static_cast<std::uint8_t>(parts[1][r * groups + k / kGroup]);
-                const float effective = f8e4m3ToFloat(code) / globalScale;
+                const float effective = minifloat::e4m3ToFloat(code) / globalScale;
                 const auto byte = static_cast<std::uint8_t>(parts[0][(r * cols + k) / 2]);
                 const auto bits = static_cast<std::uint8_t>(k % 2 ? byte >> 4 : byte & 0xF);
                 out[r * cols + k] = rtn::roundToDType(dtype, minifloat::e2m1ToFloat(bits) * effective);
@@ -122,7 +122,8 @@ class Nvfp4Codec final : public SchemeCodec
     std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& context,
                          ElementCode* out) const override
     {
-        std::vector<float> w(rows.cols);
+        thread_local std::vector<float> w; // traceRow runs once per row: no allocation per call
+        w.resize(rows.cols);
         codec::loadRow(rows, r, w.data());
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += kGroup) {

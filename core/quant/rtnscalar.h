@@ -119,14 +119,20 @@ inline float loadScale(DType dtype, const std::byte* scales, std::size_t i)
     return loadWeight(dtype, scales, i);
 }
 
+/// @brief Round half to even of |x| < 2^22 (torch.round), without a libm call: adding and removing
+/// 1.5 · 2^23 rounds the fraction away in the default nearest-even mode (no fast-math here).
+inline float roundHalfEven(float x)
+{
+    return (x + 12582912.0f) - 12582912.0f;
+}
+
 /// @brief q = round_half_even(clamp(round_to_dtype(fp32(w) / fp32(s)), qmin, qmax)).
 /// The inner rounding reproduces CT's quotient in the weight dtype (format-spec G2).
 inline int quantizeValue(DType dtype, float w, float s, int qMin, int qMax)
 {
     const float x = roundToDType(dtype, w / s);
     const float clamped = std::clamp(x, static_cast<float>(qMin), static_cast<float>(qMax));
-    // nearbyint honours the default rounding mode: round half to even, like torch.round.
-    return static_cast<int>(std::nearbyint(clamped));
+    return static_cast<int>(roundHalfEven(clamped));
 }
 
 /// @brief CT's dequantized weight: q * s computed in fp32, rounded to the weight dtype.

@@ -19,6 +19,27 @@ struct LoadResult
     QString error;
 };
 
+// The reader's header and layout errors (format-spec §1.3): the file is not a safetensors file.
+bool isHeaderError(IoErrorKind kind)
+{
+    switch (kind) {
+    case IoErrorKind::HeaderTooSmall:
+    case IoErrorKind::HeaderTooLarge:
+    case IoErrorKind::InvalidHeaderLength:
+    case IoErrorKind::InvalidHeader:
+    case IoErrorKind::InvalidHeaderDeserialization:
+    case IoErrorKind::InvalidOffset:
+    case IoErrorKind::ValidationOverflow:
+    case IoErrorKind::MisalignedSlice:
+    case IoErrorKind::TensorInvalidInfo:
+    case IoErrorKind::MetadataIncompleteBuffer:
+    case IoErrorKind::DuplicateKey:
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace
 
 CheckpointLoader::CheckpointLoader(QObject* parent) : QObject(parent) {}
@@ -34,8 +55,10 @@ std::shared_ptr<const DocumentSnapshot> CheckpointLoader::openNow(const QString&
         auto checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(path.toStdString()));
         return DocumentSnapshot::fromCheckpoint(std::move(checkpoint), display);
     } catch (const IoError& e) {
-        // IoError::what() already reads "<file>: <problem> [tensor '<name>']".
-        *error = QString::fromStdString(e.what());
+        // IoError::what() already reads "<file>: <problem> [tensor '<name>']". A file that is no safetensors
+        // at all (a bad header) says so first, in words, before the parser's detail.
+        const QString detail = QString::fromStdString(e.what());
+        *error = isHeaderError(e.kind()) ? tr("Not a safetensors file: %1").arg(detail) : detail;
     } catch (const std::exception& e) {
         *error = tr("%1: %2").arg(display, QString::fromStdString(e.what()));
     }

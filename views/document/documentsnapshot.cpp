@@ -1,5 +1,6 @@
 #include "views/document/documentsnapshot.h"
 
+#include "core/audit/checker.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/architecture.h"
 #include "core/plan/draftlayout.h"
@@ -34,6 +35,39 @@ void finish(DocumentSnapshot& snapshot)
     }
 }
 
+/// True when @p checkpoint is already quantized: a quantization_config, or tensors only a quantizer writes.
+bool looksQuantized(const Checkpoint& checkpoint)
+{
+    if (locateQuantizationConfig(checkpoint.config()).present) {
+        return true;
+    }
+    for (const auto& tensor : checkpoint.tensors()) {
+        const auto& name = tensor.info.name;
+        for (const std::string_view suffix : {".weight_packed", ".weight_scale"}) {
+            if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/// `check`'s report on an already-quantized checkpoint (headers, config and a few small tensors only, so
+/// it runs with the open, in the loader's thread); null for a BF16 draft or when the audit itself fails.
+std::shared_ptr<const CheckReport> auditOf(const Checkpoint& checkpoint)
+{
+    if (!looksQuantized(checkpoint)) {
+        return nullptr;
+    }
+    try {
+        return std::make_shared<const CheckReport>(checkCheckpoint(checkpoint));
+    } catch (const std::exception&) {
+        // checkCheckpoint() reports hostile input as findings; anything else leaves the draft unaudited
+        // rather than refusing to open it.
+        return nullptr;
+    }
+}
+
 } // namespace
 
 std::shared_ptr<const DocumentSnapshot>
@@ -57,6 +91,7 @@ DocumentSnapshot::fromCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, c
             roles.emplace(name, module.role);
         }
     }
+    snapshot->audit = auditOf(*checkpoint);
     snapshot->rows.reserve(checkpoint->tensors().size());
     for (const auto& tensor : checkpoint->tensors()) {
         const auto& info = tensor.info;
@@ -75,6 +110,11 @@ DocumentSnapshot::fromCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, c
         row.begin = info.begin;
         row.end = info.end;
         row.dataStart = checkpoint->fileOf(tensor).header().dataStart();
+        if (snapshot->audit) {
+            if (const auto* module = snapshot->audit->view.moduleOfTensorName(info.name)) {
+                row.storedScheme = toQString(module->scheme);
+            }
+        }
         snapshot->rows.push_back(std::move(row));
     }
     snapshot->checkpoint = std::move(checkpoint);

@@ -10,6 +10,7 @@
 namespace spark {
 
 class Checkpoint;
+struct CheckReport;
 
 /// @brief An opened checkpoint as the GUI sees it: immutable once built, shared between the document,
 /// its models and background jobs (which read tensor bytes through checkpoint()).
@@ -24,6 +25,12 @@ struct DocumentSnapshot
     QHash<QString, int> rowByName;
     std::uint64_t totalBytes = 0;
     std::uint64_t totalParams = 0;
+    /// `check`'s report when the checkpoint is already quantized (it has a quantization_config or stores
+    /// quantized tensors); null for a BF16 draft. Its view tells each module's stored scheme and decodes it.
+    std::shared_ptr<const CheckReport> audit;
+
+    /// @brief True when the open checkpoint is already quantized (audit() is set).
+    bool isQuantized() const { return audit != nullptr; }
 
     /// @brief The row of tensor @p name, or -1.
     int rowOf(const QString& name) const { return rowByName.value(name, -1); }

@@ -62,11 +62,11 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
     m_output->setText(defaultOutput(sourceFolder, schemeTag(m_plan)));
     m_output->setToolTip(tr("The folder to create. It must not exist yet (or be empty) and must not lie "
                             "inside the source."));
-    auto* browseButton = new QPushButton(tr("&Browse…"), this);
-    connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
+    m_browse = new QPushButton(tr("&Browse…"), this);
+    connect(m_browse, &QPushButton::clicked, this, &ExportDialog::browse);
     auto* outputRow = new QHBoxLayout;
     outputRow->addWidget(m_output, 1);
-    outputRow->addWidget(browseButton);
+    outputRow->addWidget(m_browse);
 
     m_shardSize->addItem(tr("One file (model.safetensors)"), QVariant::fromValue<qulonglong>(0));
     for (const int gib : {1, 2, 5, 10}) {
@@ -137,7 +137,7 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
     m_progress->setTextVisible(false);
     m_message->setObjectName(QStringLiteral("exportMessage"));
     m_message->setWordWrap(true);
-    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
     m_message->hide();
     m_result->setObjectName(QStringLiteral("verifyResult"));
     m_result->setWordWrap(true);
@@ -163,6 +163,13 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
     layout->addWidget(m_progress);
     layout->addWidget(m_progressText);
     layout->addWidget(m_message);
+    // The "Use …" link of a refusal for a non-empty folder takes the free name Sparkulator offers.
+    connect(m_message, &QLabel::linkActivated, this, [this] {
+        if (!m_suggestion.isEmpty()) {
+            setOutputPath(m_suggestion);
+            m_message->hide();
+        }
+    });
     layout->addWidget(m_result);
     layout->addWidget(m_problems, 1);
     layout->addWidget(buttons);
@@ -211,6 +218,16 @@ QString ExportDialog::defaultOutput(const QString& sourceFolder, const QString& 
     return QDir::toNativeSeparators(candidate);
 }
 
+QString ExportDialog::nextFreeOutput(const QString& output)
+{
+    const QString base = QDir::cleanPath(QDir::fromNativeSeparators(output));
+    QString candidate = base + QStringLiteral("-2");
+    for (int i = 3; QFileInfo::exists(candidate); ++i) {
+        candidate = base + QLatin1Char('-') + QString::number(i);
+    }
+    return candidate;
+}
+
 QString ExportDialog::outputPath() const
 {
     return QDir::cleanPath(QDir::fromNativeSeparators(m_output->text().trimmed()));
@@ -228,7 +245,7 @@ bool ExportDialog::isRunning() const
 
 QString ExportDialog::message() const
 {
-    return m_message->isHidden() ? QString() : m_message->text();
+    return m_message->isHidden() ? QString() : m_messageText;
 }
 
 void ExportDialog::browse()
@@ -240,8 +257,9 @@ void ExportDialog::browse()
     }
 }
 
-QString ExportDialog::validate() const
+QString ExportDialog::validate()
 {
+    m_suggestion.clear();
     if (!m_source) {
         return tr("Open a checkpoint first.");
     }
@@ -250,15 +268,26 @@ QString ExportDialog::validate() const
     }
     const QString output = outputPath();
     if (m_output->text().trimmed().isEmpty()) {
-        return tr("Choose an output folder.");
+        return tr("Choose an output folder: type a new folder's path or use Browse….");
+    }
+    const QString shown = QDir::toNativeSeparators(output);
+    // Checked before "not empty": the source folder is never empty, and that reason is the one to act on.
+    const std::filesystem::path target = output.toStdString();
+    if (isSameOrInside(m_source->folder(), target) && isSameOrInside(target, m_source->folder())) {
+        return tr("%1 is the source draft's folder: the export needs a new folder; choose another.")
+            .arg(shown);
+    }
+    if (isSameOrInside(target, m_source->folder())) {
+        return tr("%1 lies inside the source checkpoint; choose a folder outside it.").arg(shown);
     }
     const QFileInfo info(output);
-    if (info.exists() && (!info.isDir() || !QDir(output).isEmpty())) {
-        return tr("%1 already exists and is not an empty folder.").arg(QDir::toNativeSeparators(output));
+    if (info.exists() && !info.isDir()) {
+        return tr("%1 already exists and is a file: choose a folder name that is not taken.").arg(shown);
     }
-    if (isSameOrInside(output.toStdString(), m_source->folder())) {
-        return tr("%1 lies inside the source checkpoint; choose a folder outside it.")
-            .arg(QDir::toNativeSeparators(output));
+    if (info.exists() && !QDir(output).isEmpty()) {
+        m_suggestion = nextFreeOutput(output);
+        return tr("%1 already exists and is not empty: choose another folder or let Sparkulator name it %2.")
+            .arg(shown, QDir::toNativeSeparators(m_suggestion));
     }
     return {};
 }
@@ -268,6 +297,8 @@ bool ExportDialog::startExport()
     if (isRunning()) {
         return false;
     }
+    // A new attempt: whatever the last one showed no longer applies, whether this one starts or not.
+    clearResult();
     const QString problem = validate();
     if (!problem.isEmpty()) {
         showMessage(problem, true);
@@ -288,12 +319,6 @@ bool ExportDialog::startExport()
     if (m_attachBenchmarks->isEnabled() && m_attachBenchmarks->isChecked()) {
         request.card.benchmarks = m_benchmarks;
     }
-    m_outcome.reset();
-    m_result->hide();
-    m_problems->clear();
-    m_problems->hide();
-    m_message->hide();
-    m_progress->setValue(0);
     m_progressText->setText(tr("Starting…"));
     m_stage = -1;
     if (!m_runner->start(std::move(request))) {
@@ -304,12 +329,29 @@ bool ExportDialog::startExport()
     return true;
 }
 
+void ExportDialog::clearResult()
+{
+    m_outcome.reset();
+    m_result->clear();
+    m_result->hide();
+    m_problems->clear();
+    m_problems->hide();
+    m_message->clear();
+    m_message->hide();
+    m_messageText.clear();
+    m_suggestion.clear();
+    m_progress->setValue(0);
+    m_progressText->clear();
+    m_openFolder->setEnabled(false);
+}
+
 void ExportDialog::setRunning(bool running)
 {
     m_exportButton->setEnabled(!running && m_plan.errors.empty() && m_source);
     m_cancelButton->setText(running ? tr("Cancel") : tr("Close"));
-    for (auto* widget : std::initializer_list<QWidget*>{m_output, m_shardSize, m_backend, m_modelName,
-                                                        m_targetModel, m_targetPrecision, m_license}) {
+    for (auto* widget :
+         std::initializer_list<QWidget*>{m_output, m_browse, m_shardSize, m_backend, m_modelName,
+                                         m_targetModel, m_targetPrecision, m_license}) {
         widget->setEnabled(!running);
     }
     m_attachBenchmarks->setEnabled(!running && m_benchmarks && !m_benchmarks->cells.empty());
@@ -393,7 +435,16 @@ void ExportDialog::onFinished(const ExportOutcome& outcome)
 
 void ExportDialog::showMessage(const QString& text, bool error)
 {
-    m_message->setText(text);
+    m_messageText = text;
+    if (m_suggestion.isEmpty()) {
+        m_message->setTextFormat(Qt::PlainText);
+        m_message->setText(text);
+    } else {
+        m_message->setTextFormat(Qt::RichText);
+        m_message->setText(text.toHtmlEscaped() + QStringLiteral(" <a href=\"use\">") +
+                           tr("Use %1").arg(QDir::toNativeSeparators(m_suggestion)).toHtmlEscaped() +
+                           QStringLiteral("</a>"));
+    }
     m_message->setStyleSheet(error ? QStringLiteral("QLabel { color: #d93025; }") : QString());
     m_message->show();
 }

@@ -42,6 +42,9 @@ class ExportDialog : public QDialog
     /// @brief The output-name tag of a plan: its one scheme in lower case ("w8a16", "nvfp4a16",
     /// "w4a16-g32"), or "mixed" when it uses several.
     static QString schemeTag(const QuantPlan& plan);
+    /// @brief @p output with -2, -3… appended, the first that does not exist (what the dialog offers when
+    /// the chosen folder is not empty).
+    static QString nextFreeOutput(const QString& output);
 
     QString outputPath() const;
     void setOutputPath(const QString& path);
@@ -66,6 +69,9 @@ class ExportDialog : public QDialog
     QPushButton* exportButton() const { return m_exportButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
     QPushButton* openFolderButton() const { return m_openFolder; }
+    QPushButton* browseButton() const { return m_browse; }
+    /// @brief The free folder name the message offers (its "Use …" link), or empty.
+    QString suggestedOutput() const { return m_suggestion; }
     ExportRunner* runner() const { return m_runner; }
 
   public Q_SLOTS:
@@ -85,7 +91,9 @@ class ExportDialog : public QDialog
     void onFinished(const ExportOutcome& outcome);
     void setRunning(bool running);
     void showMessage(const QString& text, bool error);
-    QString validate() const;
+    // Clears what the last attempt showed: result, problems, message and progress.
+    void clearResult();
+    QString validate();
 
     std::shared_ptr<const Checkpoint> m_source;
     QuantPlan m_plan;
@@ -111,6 +119,9 @@ class ExportDialog : public QDialog
     QPushButton* m_exportButton;
     QPushButton* m_cancelButton;
     QPushButton* m_openFolder;
+    QPushButton* m_browse = nullptr;
+    QString m_suggestion;
+    QString m_messageText; ///< m_message's text without the link markup
 };
 
 } // namespace spark

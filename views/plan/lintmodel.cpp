@@ -1,5 +1,6 @@
 #include "views/plan/lintmodel.h"
 
+#include "core/audit/checker.h"
 #include "core/plan/lintrules.h"
 #include "core/plan/quantplan.h"
 
@@ -18,15 +19,37 @@ void LintModel::resetData(std::shared_ptr<const QuantPlan> plan)
     endResetModel();
 }
 
+void LintModel::setCheckReport(std::shared_ptr<const CheckReport> report)
+{
+    beginResetModel();
+    m_check = std::move(report);
+    endResetModel();
+}
+
+const std::vector<LintFinding>* LintModel::findings() const
+{
+    return m_check ? &m_check->findings : m_plan ? &m_plan->lint : nullptr;
+}
+
 QString LintModel::ruleDescription(const QString& id)
 {
-    const auto text = lintRuleDescription(id.toStdString());
+    const std::string key = id.toStdString();
+    auto text = lintRuleDescription(key);
+    if (text.empty()) {
+        for (const auto& rule : checkRules()) {
+            if (rule.id == key) {
+                text = rule.description;
+                break;
+            }
+        }
+    }
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 
 int LintModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() || !m_plan ? 0 : static_cast<int>(m_plan->lint.size());
+    const auto* list = findings();
+    return parent.isValid() || !list ? 0 : static_cast<int>(list->size());
 }
 
 int LintModel::columnCount(const QModelIndex& parent) const
@@ -44,6 +67,8 @@ QVariant LintModel::headerData(int section, Qt::Orientation orientation, int rol
         return tr("Severity");
     case Id:
         return tr("Rule");
+    case Modules:
+        return tr("Modules");
     case Message:
         return tr("Finding");
     default:
@@ -56,7 +81,7 @@ QVariant LintModel::data(const QModelIndex& index, int role) const
     if (!index.isValid() || index.row() >= rowCount()) {
         return {};
     }
-    const auto& f = m_plan->lint[static_cast<std::size_t>(index.row())];
+    const auto& f = (*findings())[static_cast<std::size_t>(index.row())];
     const QString id = QString::fromStdString(f.id);
     switch (role) {
     case ModulesRole: {
@@ -98,6 +123,15 @@ QVariant LintModel::data(const QModelIndex& index, int role) const
     case Id:
         if (role == Qt::DisplayRole) {
             return id;
+        }
+        break;
+    case Modules:
+        if (role == Qt::DisplayRole) {
+            QStringList modules;
+            for (const auto& m : f.modules) {
+                modules.append(QString::fromStdString(m));
+            }
+            return modules.join(QStringLiteral(", "));
         }
         break;
     case Message:

@@ -2,19 +2,23 @@
 
 #include <QAbstractTableModel>
 #include <memory>
+#include <vector>
 
 namespace spark {
 
+struct CheckReport;
+struct LintFinding;
 struct QuantPlan;
 
 /// @brief The plan's lint findings: severity (with its icon), the rule id and the message; the tooltip
-/// explains the rule and cites where the fact comes from.
+/// explains the rule and cites where the fact comes from. For an already-quantized checkpoint it shows
+/// `check`'s findings instead (setCheckReport()): the plan of a quantized draft means nothing.
 class LintModel : public QAbstractTableModel
 {
     Q_OBJECT
 
   public:
-    enum Column : int { Severity, Id, Message, ColumnCount };
+    enum Column : int { Severity, Id, Modules, Message, ColumnCount };
     enum ItemRole : int {
         ModulesRole = Qt::UserRole + 1, ///< QStringList: the checkpoint modules (or entries) concerned
         SeverityRole,                   ///< int: LintSeverity
@@ -23,8 +27,12 @@ class LintModel : public QAbstractTableModel
     explicit LintModel(QObject* parent = nullptr);
 
     void resetData(std::shared_ptr<const QuantPlan> plan);
+    /// @brief Shows @p report's findings instead of the plan's lint (null: the plan's lint again).
+    void setCheckReport(std::shared_ptr<const CheckReport> report);
+    /// @brief True while the rows are `check`'s findings.
+    bool showsCheckFindings() const { return m_check != nullptr; }
 
-    /// @brief One sentence on what lint rule @p id checks (tooltips), empty for an unknown id.
+    /// @brief One sentence on what lint (or `check`) rule @p id checks (tooltips), empty for an unknown id.
     static QString ruleDescription(const QString& id);
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -33,7 +41,10 @@ class LintModel : public QAbstractTableModel
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
   private:
+    const std::vector<LintFinding>* findings() const;
+
     std::shared_ptr<const QuantPlan> m_plan;
+    std::shared_ptr<const CheckReport> m_check;
 };
 
 } // namespace spark

@@ -238,6 +238,44 @@ bool PlanController::setModuleScheme(const QString& module, const QString& schem
     return true;
 }
 
+PlanEdits PlanController::editsFor(const PlanOptions& options)
+{
+    const auto toQt = [](const std::vector<std::string>& list) {
+        QStringList out;
+        for (const auto& s : list) {
+            out.append(QString::fromStdString(s));
+        }
+        return out;
+    };
+    PlanEdits edits;
+    edits.preset = QString::fromStdString(options.preset);
+    edits.targets = toQt(options.targets);
+    edits.ignore = toQt(options.ignore);
+    edits.schemes = toQt(options.schemes);
+    edits.targetLayers = options.targetLayers;
+    if (const auto* scheme = intSymmetricScheme(options.bits, options.groupSize)) {
+        edits.defaultScheme = schemeText(*scheme);
+    }
+    return edits;
+}
+
+void PlanController::loadPlanOptions(const PlanOptions& options, const QString& text)
+{
+    edit(editsFor(options), text);
+    recomputeNow();
+    m_undo->setClean();
+}
+
+bool PlanController::isModified() const
+{
+    return !m_undo->isClean();
+}
+
+void PlanController::markSaved()
+{
+    m_undo->setClean();
+}
+
 void PlanController::scheduleRecompute()
 {
     m_debounce->start();
@@ -282,9 +320,8 @@ void PlanController::publishDecisions()
     }
     std::vector<TensorAnalysisUpdate> updates;
     for (const auto& module : m_plan->modules) {
-        const QString decision = module.decision == PlanDecision::Quantize
-                                     ? schemeText(*module.scheme)
-                                     : tr("keep");
+        const QString decision =
+            module.decision == PlanDecision::Quantize ? schemeText(*module.scheme) : tr("keep");
         for (const auto& tensor : module.tensors) {
             TensorAnalysisUpdate update;
             update.tensor = QString::fromStdString(tensor);

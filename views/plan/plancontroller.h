@@ -79,6 +79,17 @@ class PlanController : public QObject
     /// name. @return false, with @p message saying why, when the plan cannot apply it (a vLLM limit, the
     /// shape gate); otherwise @p message names fused partners that follow.
     bool setModuleScheme(const QString& module, const QString& scheme, QString* message);
+    /// @brief The edits that ask makePlan() for @p options (the inverse of planOptions(); the tensor-parallel
+    /// degree is not an edit and is dropped).
+    static PlanEdits editsFor(const PlanOptions& options);
+    /// @brief Replaces the edits with @p options read from a plan file, as one undoable step, and marks the
+    /// result unmodified (it is what the file holds). Re-plans at once.
+    void loadPlanOptions(const PlanOptions& options, const QString& text);
+    /// @brief True when the edits differ from the last saved or loaded plan (or from a fresh draft's).
+    bool isModified() const;
+    /// @brief Marks the current edits as saved (the undo stack's clean state).
+    void markSaved();
+
     /// @brief Re-plans now instead of after the debounce.
     void recomputeNow();
     /// @brief Writes the plan's decisions into the Document again (after it cleared its analysis).

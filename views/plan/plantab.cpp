@@ -2,6 +2,7 @@
 
 #include "views/shared/formatting.h"
 
+#include "core/audit/checker.h"
 #include "core/plan/plancommand.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
@@ -143,16 +144,22 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_lintView->setWordWrap(false);
     m_lintView->setColumnWidth(LintModel::Severity, charWidth * 12);
     m_lintView->setColumnWidth(LintModel::Id, charWidth * 22);
+    m_lintView->setColumnWidth(LintModel::Modules, charWidth * 30);
 
     m_errors = new QLabel(this);
     m_errors->setObjectName(QStringLiteral("planErrors"));
     m_errors->setWordWrap(true);
     m_errors->hide();
     m_summary = new SummaryBar(this);
+    m_quantizedNote = new QLabel(this);
+    m_quantizedNote->setObjectName(QStringLiteral("quantizedNote"));
+    m_quantizedNote->setWordWrap(true);
+    m_quantizedNote->hide();
 
     auto* right = new QSplitter(Qt::Vertical, this);
     right->addWidget(titled(tr("Modules"), m_modulesView, right));
-    right->addWidget(titled(tr("Lint"), m_lintView, right));
+    m_lintBox = qobject_cast<QGroupBox*>(titled(tr("Lint"), m_lintView, right));
+    right->addWidget(m_lintBox);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 1);
 
@@ -168,6 +175,7 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_errors);
+    layout->addWidget(m_quantizedNote);
     layout->addWidget(split, 1);
     layout->addWidget(m_summary);
 
@@ -189,8 +197,10 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     });
     connect(m_controller, &PlanController::planChanged, this, &PlanTab::onPlanChanged);
     connect(m_controller, &PlanController::editsChanged, this, &PlanTab::onEditsChanged);
+    connect(m_controller->document(), &Document::snapshotChanged, this, &PlanTab::onSnapshotChanged);
     onEditsChanged();
     onPlanChanged();
+    onSnapshotChanged();
 }
 
 QString PlanTab::quantizeCommandText() const
@@ -256,6 +266,25 @@ void PlanTab::onEditsChanged()
         m_targetLayers->setValue(edits.targetLayers.value_or(0));
     }
     m_defaultScheme->setCurrentIndex(std::max(0, m_defaultScheme->findData(edits.defaultScheme)));
+}
+
+void PlanTab::onSnapshotChanged()
+{
+    const auto snapshot = m_controller->document()->snapshot();
+    const auto report = snapshot ? snapshot->audit : nullptr;
+    m_lint->setCheckReport(report);
+    m_lintBox->setTitle(report ? tr("Findings of check") : tr("Lint"));
+    if (!report) {
+        m_quantizedNote->hide();
+        m_quantizedNote->clear();
+        return;
+    }
+    // A plan quantizes a BF16 source; on a checkpoint that is already quantized it would describe nothing
+    // real, so the panel shows what `sparkulator-cli check` finds in it instead.
+    m_quantizedNote->setText(tr("This draft is already quantized: the plan below does not apply to it, and the "
+                                "findings are those of `sparkulator-cli check` (%1).")
+                                 .arg(QString::fromStdString(report->summary())));
+    m_quantizedNote->show();
 }
 
 void PlanTab::onPlanChanged()

@@ -3,6 +3,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QGroupBox;
 class QLabel;
 class QSortFilterProxyModel;
 class QSpinBox;
@@ -56,6 +57,7 @@ class PlanTab : public QWidget
   private:
     void onPlanChanged();
     void onEditsChanged();
+    void onSnapshotChanged();
 
     PlanController* m_controller;
     QComboBox* m_preset;
@@ -72,6 +74,8 @@ class PlanTab : public QWidget
     LintModel* m_lint;
     QTableView* m_lintView;
     QLabel* m_errors;
+    QLabel* m_quantizedNote; ///< "already quantized: the findings are check's"
+    QGroupBox* m_lintBox;
     SummaryBar* m_summary;
 };
 

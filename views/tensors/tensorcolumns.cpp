@@ -72,7 +72,8 @@ QString TensorColumns::toolTip(int column)
     case Share:
         return tr("Share of the checkpoint's total tensor bytes.");
     case Decision:
-        return tr("What the quantization plan does with the tensor (quantize to W4A16 or keep as is).");
+        return tr("What the quantization plan does with the tensor (quantize to W4A16 or keep as is). For an "
+                  "already-quantized checkpoint: the scheme its module is stored as.");
     case RelError:
         return tr("Relative quantization error: the Frobenius norm of (W − Q(W)) divided by that of W. "
                   "Lower is better; filled in by Analyze.");
@@ -125,6 +126,9 @@ QVariant TensorColumns::display(const TensorRow& row, const TensorRowResult* ana
         return localizedBytes(row.bytes);
     case Share:
         return formatShare(row.share);
+    case Decision:
+        // An already-quantized checkpoint: the stored scheme is the fact, a plan on top of it means nothing.
+        return row.storedScheme.isEmpty() ? analysisDisplay(analysis, column) : QVariant(row.storedScheme);
     default:
         return analysisDisplay(analysis, column);
     }
@@ -148,6 +152,8 @@ QVariant TensorColumns::sortKey(const TensorRow& row, const TensorRowResult* ana
         return QVariant::fromValue<qulonglong>(row.bytes);
     case Share:
         return row.share;
+    case Decision:
+        return row.storedScheme.isEmpty() ? analysisSortKey(analysis, column) : QVariant(row.storedScheme);
     default:
         return analysisSortKey(analysis, column);
     }
@@ -172,7 +178,8 @@ QVariant TensorColumns::analysisDisplay(const TensorRowResult* analysis, int col
 
 QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRowResult* analysis)
 {
-    if (row.role != ModuleRole::Linear || !analysis || analysis->decision.isEmpty()) {
+    if (row.role != ModuleRole::Linear || !analysis || analysis->decision.isEmpty() ||
+        !row.storedScheme.isEmpty()) {
         return {};
     }
     return analysis->decision == QStringLiteral("keep") ? Qt::Unchecked : Qt::Checked;

@@ -26,6 +26,9 @@ struct TensorRow
     std::uint64_t begin = 0; ///< data offsets relative to the shard's data section
     std::uint64_t end = 0;
     std::uint64_t dataStart = 0; ///< absolute file offset of the data section (8 + header length)
+    /// The scheme its module is stored as ("W4A16", "BF16") when the checkpoint is already quantized; empty
+    /// for a BF16 draft (whose Decision column shows the plan's decision instead).
+    QString storedScheme;
 };
 
 } // namespace spark

@@ -104,6 +104,9 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
                    : QVariant();
     case Qt::BackgroundRole: {
         const auto* analysis = analysisOf(index.row());
+        if (column == TensorColumns::Decision && !row.storedScheme.isEmpty()) {
+            return schemeBackground(row.storedScheme);
+        }
         return column == TensorColumns::Decision && analysis ? schemeBackground(analysis->decision) : QVariant();
     }
     default:

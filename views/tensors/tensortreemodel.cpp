@@ -261,9 +261,13 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
                                                  analysisOf(node.tensorRow));
     case Qt::BackgroundRole: {
         const auto* analysis = node.tensorRow >= 0 ? analysisOf(node.tensorRow) : nullptr;
-        return column == TensorColumns::Decision && analysis && (isModule || isTensor)
-                   ? schemeBackground(analysis->decision)
-                   : QVariant();
+        if (column != TensorColumns::Decision || !(isModule || isTensor) || node.tensorRow < 0) {
+            return {};
+        }
+        const QString& stored = rows[static_cast<std::size_t>(node.tensorRow)].storedScheme;
+        return !stored.isEmpty() ? schemeBackground(stored)
+               : analysis        ? schemeBackground(analysis->decision)
+                                 : QVariant();
     }
     case Qt::FontRole:
         if (node.kind == TensorColumns::GroupNode && column == TensorColumns::Name) {
@@ -309,6 +313,12 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
     default:
         if (!isModule) {
             return {};
+        }
+        if (column == TensorColumns::Decision) {
+            // Module rows show what their tensors show (the stored scheme of a quantized checkpoint).
+            const auto& row = rows[static_cast<std::size_t>(node.tensorRow)];
+            return sort ? TensorColumns::sortKey(row, analysisOf(node.tensorRow), column)
+                        : TensorColumns::display(row, analysisOf(node.tensorRow), column);
         }
         return sort ? TensorColumns::analysisSortKey(analysisOf(node.tensorRow), column)
                     : TensorColumns::analysisDisplay(analysisOf(node.tensorRow), column);

@@ -1,24 +1,26 @@
 #include "views/window/mainwindow.h"
 
 #include "core/bench/speedmodelplan.h"
+#include "core/plan/planfile.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
-#include "views/plan/budgetpanel.h"
+#include "views/bench/speedmodelpanel.h"
 #include "views/compare/compareview.h"
 #include "views/document/checkpointloader.h"
 #include "views/document/document.h"
 #include "views/export/exportdialog.h"
-#include "views/shared/formatting.h"
+#include "views/plan/budgetpanel.h"
 #include "views/plan/plancontroller.h"
 #include "views/plan/plantab.h"
-#include "views/window/recentfiles.h"
-#include "views/bench/speedmodelpanel.h"
 #include "views/plan/summarybar.h"
+#include "views/shared/formatting.h"
+#include "views/tensors/storedweightsection.h"
 #include "views/tensors/tensordetailpanel.h"
 #include "views/tensors/tensorerrorsection.h"
 #include "views/tensors/tensorplansection.h"
 #include "views/tensors/tensorsview.h"
 #include "views/tensors/tensorsweepsection.h"
+#include "views/window/recentfiles.h"
 
 #include <QAction>
 #include <QApplication>
@@ -61,7 +63,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
       m_loader(new CheckpointLoader(this)), m_recent(new RecentFiles(nullptr, this)),
       m_tabs(new QTabWidget(this)), m_tensorsView(new TensorsView(m_document, m_tabs))
 {
-    setWindowTitle(tr("Sparkulator"));
+    // [*] marks unsaved plan edits (setWindowModified follows the plan's undo stack).
+    setWindowTitle(tr("Sparkulator[*]"));
     setAcceptDrops(true);
     m_tabs->setDocumentMode(true);
     addTab(QStringLiteral("tensors"), m_tensorsView, tr("&Tensors"));
@@ -74,6 +77,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     m_busy->hide();
     statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_summary);
+    connect(statusBar(), &QStatusBar::messageChanged, this, &MainWindow::fitStatusMessage);
     statusBar()->showMessage(tr("Open a draft checkpoint (folder, .safetensors or index) to inspect it."));
 
     createAnalysisAndPlan();
@@ -124,6 +128,30 @@ void MainWindow::createActions()
     openFile->setStatusTip(tr("Open a single .safetensors file or a model.safetensors.index.json."));
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    fileMenu->addSeparator();
+    m_openPlanAction = fileMenu->addAction(tr("Open P&lan…"), this, &MainWindow::openPlanFile);
+    m_openPlanAction->setObjectName(QStringLiteral("openPlanAction"));
+    m_openPlanAction->setStatusTip(
+        tr("Apply a saved plan file (preset, entries, scheme rules) to this draft."));
+    m_savePlanAction = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("document-save")),
+                                           tr("&Save Plan"), this, &MainWindow::savePlanFile);
+    m_savePlanAction->setObjectName(QStringLiteral("savePlanAction"));
+    m_savePlanAction->setShortcut(QKeySequence::Save);
+    m_savePlanAction->setStatusTip(
+        tr("Save the plan edits to a plan file (sparkulator-cli --plan-file reads it)."));
+    auto* savePlanAs = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("document-save-as")),
+                                           tr("Save Plan &As…"), this, &MainWindow::savePlanFileAs);
+    savePlanAs->setShortcut(QKeySequence::SaveAs);
+    const auto updatePlanFile = [this, savePlanAs] {
+        const bool open = m_document->snapshot() != nullptr;
+        m_openPlanAction->setEnabled(open);
+        m_savePlanAction->setEnabled(open);
+        savePlanAs->setEnabled(open);
+    };
+    updatePlanFile();
+    connect(this, &MainWindow::documentLoaded, this, updatePlanFile);
+    connect(m_planController->undoStack(), &QUndoStack::cleanChanged, this,
+            [this](bool clean) { setWindowModified(!clean); });
     fileMenu->addSeparator();
     m_exportAction = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("document-export")), tr("&Export…"),
                                          this, &MainWindow::showExportDialog);
@@ -233,6 +261,12 @@ void MainWindow::createAnalysisAndPlan()
     connect(m_tensorsView, &TensorsView::currentTensorChanged, m_planSection, &TensorPlanSection::setTensor);
     connect(m_tensorsView, &TensorsView::currentTensorChanged, m_errorSection,
             &TensorErrorSection::setTensor);
+    // An already-quantized draft: its stored scheme and dequantized weights (hidden for a BF16 draft).
+    m_storedSection = new StoredWeightSection(m_document);
+    m_tensorsView->detailPanel()->addSection(tr("Stored weights"), m_storedSection);
+    m_storedSection->setTensor({});
+    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_storedSection,
+            &StoredWeightSection::setTensor);
 
     // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
     connect(m_analysis, &AnalysisPanel::analysisCleared, m_planController, &PlanController::publishDecisions);
@@ -272,7 +306,8 @@ void MainWindow::createBudget()
     addTab(QStringLiteral("budget"), m_budgetPanel, tr("B&udget"));
     m_sweepSection = new TensorSweepSection;
     m_tensorsView->detailPanel()->addSection(tr("Sensitivity sweep"), m_sweepSection);
-    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_sweepSection, &TensorSweepSection::setTensor);
+    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_sweepSection,
+            &TensorSweepSection::setTensor);
     connect(m_budgetPanel, &BudgetPanel::sweepChanged, m_sweepSection, &TensorSweepSection::setSweep);
     connect(m_budgetPanel, &BudgetPanel::statusMessage, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
@@ -382,7 +417,7 @@ void MainWindow::openFile()
 
 void MainWindow::open(const QString& path)
 {
-    if (path.isEmpty()) {
+    if (path.isEmpty() || !confirmPlanEdits()) {
         return;
     }
     statusBar()->showMessage(tr("Opening %1…").arg(QDir::toNativeSeparators(path)));
@@ -399,12 +434,13 @@ void MainWindow::onLoaded(const QString& path, const std::shared_ptr<const Docum
 {
     setBusy(false);
     m_currentPath = path;
+    m_planPath.clear(); // a plan file belongs to the draft it was saved for: Save asks for a name again
     m_document->setSnapshot(snapshot);
     if (m_options.persistState) {
         m_recent->add(path);
     }
     const QString name = QFileInfo(snapshot->sourcePath).fileName();
-    setWindowTitle(tr("%1 — Sparkulator").arg(name.isEmpty() ? snapshot->sourcePath : name));
+    setWindowTitle(tr("%1[*] — Sparkulator").arg(name.isEmpty() ? snapshot->sourcePath : name));
     setWindowFilePath(snapshot->sourcePath);
     const int count = static_cast<int>(snapshot->rows.size());
     m_summary->setText(tr("%n tensor(s) · %1 · %2 params · %3", nullptr, count)
@@ -464,6 +500,167 @@ void MainWindow::showExportDialog()
     dialog->show();
 }
 
+QString MainWindow::askPlanFileName(bool save)
+{
+    if (m_options.planFileDialog) {
+        return m_options.planFileDialog(save);
+    }
+    const QString filter = tr("Sparkulator plans (*.json);;All files (*)");
+    QString start = m_planPath;
+    if (start.isEmpty()) {
+        const QString name = QFileInfo(m_currentPath).fileName();
+        start = QDir(dialogDirectory()).filePath(name.isEmpty() ? tr("plan.json") : name + tr(".plan.json"));
+    }
+    if (!save) {
+        return QFileDialog::getOpenFileName(this, tr("Open Plan"), QFileInfo(start).absolutePath(), filter);
+    }
+    QString file = QFileDialog::getSaveFileName(this, tr("Save Plan"), start, filter);
+    if (!file.isEmpty() && QFileInfo(file).suffix().isEmpty()) {
+        file += QStringLiteral(".json");
+    }
+    return file;
+}
+
+void MainWindow::reportPlanFileError(const QString& file, const QString& message)
+{
+    statusBar()->showMessage(message, 8000);
+    if (m_options.showErrorDialogs) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Plan File"),
+                                    tr("Sparkulator could not use the plan file %1.")
+                                        .arg(QDir::toNativeSeparators(QFileInfo(file).fileName())),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("planFileErrorDialog"));
+        box->setInformativeText(message);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    Q_EMIT planFileFailed(file, message);
+}
+
+bool MainWindow::openPlan(const QString& file)
+{
+    if (file.isEmpty()) {
+        return false;
+    }
+    const auto snapshot = m_document->snapshot();
+    if (!snapshot || !snapshot->checkpoint) {
+        statusBar()->showMessage(tr("Open a draft first: a plan file applies to the open draft."), 8000);
+        return false;
+    }
+    PlanOptions options;
+    try {
+        options = readPlanFile(file.toStdString());
+    } catch (const std::exception& e) {
+        reportPlanFileError(file, QString::fromStdString(e.what()));
+        return false;
+    }
+    m_planController->loadPlanOptions(options, tr("Open plan %1").arg(QFileInfo(file).fileName()));
+    m_planPath = file;
+    // A plan made for another draft: its user entries that match nothing here are lint warnings already.
+    QStringList unmatched;
+    if (const auto plan = m_planController->plan()) {
+        for (const auto& finding : plan->lint) {
+            if (finding.id.ends_with("-unmatched")) {
+                for (const auto& entry : finding.modules) {
+                    unmatched.append(QString::fromStdString(entry));
+                }
+            }
+        }
+    }
+    const QString name = QDir::toNativeSeparators(file);
+    statusBar()->showMessage(
+        unmatched.isEmpty()
+            ? tr("Opened plan %1").arg(name)
+            : tr("Opened plan %1: %n entry(s) match nothing in this draft (see the Plan tab's lint): %2",
+                 nullptr, static_cast<int>(unmatched.size()))
+                  .arg(name, unmatched.join(QStringLiteral(", "))),
+        unmatched.isEmpty() ? 5000 : 0);
+    return true;
+}
+
+bool MainWindow::savePlan(const QString& file)
+{
+    if (file.isEmpty()) {
+        return false;
+    }
+    try {
+        writePlanFile(file.toStdString(), m_planController->planOptions());
+    } catch (const std::exception& e) {
+        reportPlanFileError(file, QString::fromStdString(e.what()));
+        return false;
+    }
+    m_planPath = file;
+    m_planController->markSaved();
+    statusBar()->showMessage(tr("Saved plan %1").arg(QDir::toNativeSeparators(file)), 5000);
+    return true;
+}
+
+void MainWindow::openPlanFile()
+{
+    openPlan(askPlanFileName(false));
+}
+
+bool MainWindow::savePlanFile()
+{
+    return m_planPath.isEmpty() ? savePlanFileAs() : savePlan(m_planPath);
+}
+
+bool MainWindow::savePlanFileAs()
+{
+    if (!m_document->snapshot()) {
+        return false;
+    }
+    return savePlan(askPlanFileName(true));
+}
+
+bool MainWindow::confirmPlanEdits()
+{
+    if (!m_planController->isModified()) {
+        return true;
+    }
+    UnsavedPlanChoice choice = UnsavedPlanChoice::Discard;
+    if (m_options.unsavedPlanPrompt) {
+        choice = m_options.unsavedPlanPrompt();
+    } else if (m_options.showErrorDialogs) {
+        QMessageBox box(
+            QMessageBox::Question, tr("Unsaved Plan"),
+            tr("The plan of %1 has edits that were not saved.").arg(QFileInfo(m_currentPath).fileName()),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+        box.setObjectName(QStringLiteral("unsavedPlanDialog"));
+        box.setInformativeText(tr("Save them to a plan file before they are lost?"));
+        box.setDefaultButton(QMessageBox::Save);
+        const int answer = box.exec();
+        choice = answer == QMessageBox::Save      ? UnsavedPlanChoice::Save
+                 : answer == QMessageBox::Discard ? UnsavedPlanChoice::Discard
+                                                  : UnsavedPlanChoice::Cancel;
+    }
+    switch (choice) {
+    case UnsavedPlanChoice::Save:
+        return savePlanFile();
+    case UnsavedPlanChoice::Discard:
+        return true;
+    case UnsavedPlanChoice::Cancel:
+        break;
+    }
+    return false;
+}
+
+void MainWindow::fitStatusMessage(const QString& message)
+{
+    if (message.isEmpty()) {
+        m_summary->show();
+        return;
+    }
+    // QStatusBar draws its message in what the permanent widgets leave: give it the whole bar when needed.
+    const QFontMetrics metrics = statusBar()->fontMetrics();
+    const int margins = metrics.averageCharWidth() * 6;
+    int available = width() - margins - m_summary->sizeHint().width();
+    if (m_busy->isVisibleTo(this)) {
+        available -= m_busy->sizeHint().width();
+    }
+    m_summary->setVisible(metrics.horizontalAdvance(message) <= available);
+}
+
 void MainWindow::showAbout()
 {
     QMessageBox::about(this, tr("About Sparkulator"), aboutText());
@@ -471,6 +668,10 @@ void MainWindow::showAbout()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmPlanEdits()) {
+        event->ignore();
+        return;
+    }
     if (m_options.persistState) {
         QSettings settings;
         settings.setValue(settingsKey("geometry"), saveGeometry());

@@ -1,0 +1,188 @@
+#include "core/plan/planfile.h"
+
+#include "core/io/filewriter.h"
+#include "core/io/ioerror.h"
+#include "core/io/strictjson.h"
+#include "core/quant/weightscheme.h"
+
+#include <atomic>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+namespace spark {
+
+namespace {
+
+constexpr const char* kFormat = "sparkulator-plan";
+
+[[noreturn]] void fail(const std::string& file, const std::string& message)
+{
+    throw PlanFileError(file + ": " + message);
+}
+
+[[noreturn]] void failField(const std::string& file, const char* field, const std::string& message)
+{
+    fail(file, std::string("field '") + field + "': " + message);
+}
+
+std::vector<std::string> stringList(const nlohmann::json& root, const char* field, const std::string& file)
+{
+    std::vector<std::string> out;
+    if (!root.contains(field)) {
+        return out;
+    }
+    const auto& value = root.at(field);
+    if (!value.is_array()) {
+        failField(file, field, "expected an array of strings");
+    }
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        if (!value[i].is_string()) {
+            failField(file, field, "item " + std::to_string(i) + " is not a string");
+        }
+        out.push_back(value[i].get<std::string>());
+    }
+    return out;
+}
+
+int integerField(const nlohmann::json& value, const char* field, const std::string& file, int min, int max)
+{
+    if (!value.is_number_integer()) {
+        failField(file, field, "expected an integer");
+    }
+    const auto n = value.get<long long>();
+    if (n < min || n > max) {
+        failField(file, field,
+                  std::to_string(n) + " is out of range " + std::to_string(min) + ".." + std::to_string(max));
+    }
+    return static_cast<int>(n);
+}
+
+} // namespace
+
+nlohmann::json planFileJson(const PlanOptions& options)
+{
+    nlohmann::json out = nlohmann::json::object();
+    out["format"] = kFormat;
+    out["version"] = kPlanFileVersion;
+    out["preset"] = options.preset;
+    out["targets"] = options.targets;
+    out["ignore"] = options.ignore;
+    out["schemes"] = options.schemes;
+    const WeightScheme* scheme = intSymmetricScheme(options.bits, options.groupSize);
+    out["default_scheme"] = scheme ? std::string(scheme->name) : std::string("W4A16");
+    if (options.targetLayers) {
+        out["target_layers"] = *options.targetLayers;
+    }
+    out["tp"] = options.tpDegree;
+    return out;
+}
+
+PlanOptions parsePlanFile(std::string_view text, const std::string& file)
+{
+    nlohmann::json root;
+    try {
+        root = parseStrictJson(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        fail(file, std::string("not valid JSON: ") + e.what());
+    } catch (const DuplicateJsonKey& e) {
+        fail(file, std::string("not valid JSON: ") + e.what());
+    }
+    if (!root.is_object()) {
+        fail(file, "expected a JSON object (a Sparkulator plan file)");
+    }
+    static const std::set<std::string> known{"format",         "version",       "preset",
+                                             "targets",        "ignore",        "schemes",
+                                             "default_scheme", "target_layers", "tp"};
+    for (const auto& [key, value] : root.items()) {
+        if (!known.contains(key)) {
+            fail(file, "unknown field '" + key + "'");
+        }
+    }
+    if (!root.contains("format") || !root.at("format").is_string() ||
+        root.at("format").get<std::string>() != kFormat) {
+        failField(file, "format", std::string("expected \"") + kFormat + "\" (not a Sparkulator plan file)");
+    }
+    if (!root.contains("version")) {
+        failField(file, "version", "missing");
+    }
+    if (!root.at("version").is_number_integer()) {
+        failField(file, "version", "expected an integer");
+    }
+    if (const auto version = root.at("version").get<long long>(); version != kPlanFileVersion) {
+        failField(file, "version",
+                  "unknown version " + std::to_string(version) + " (this Sparkulator reads version " +
+                      std::to_string(kPlanFileVersion) + ")");
+    }
+
+    PlanOptions options;
+    if (root.contains("preset")) {
+        if (!root.at("preset").is_string()) {
+            failField(file, "preset", "expected a string");
+        }
+        options.preset = root.at("preset").get<std::string>();
+    }
+    options.targets = stringList(root, "targets", file);
+    options.ignore = stringList(root, "ignore", file);
+    options.schemes = stringList(root, "schemes", file);
+    if (root.contains("default_scheme")) {
+        const auto& value = root.at("default_scheme");
+        if (!value.is_string()) {
+            failField(file, "default_scheme", "expected a string");
+        }
+        const WeightScheme* scheme = findWeightScheme(value.get<std::string>());
+        if (!scheme || scheme->family != SchemeFamily::IntSymmetric) {
+            failField(file, "default_scheme",
+                      "'" + value.get<std::string>() +
+                          "' is not an integer symmetric scheme (W4A16, W4A16:g32, W8A16, ...)");
+        }
+        options.bits = scheme->bits;
+        options.groupSize = scheme->groupSize;
+    }
+    if (root.contains("target_layers") && !root.at("target_layers").is_null()) {
+        options.targetLayers = integerField(root.at("target_layers"), "target_layers", file, 0, 100000);
+    }
+    if (root.contains("tp")) {
+        options.tpDegree = integerField(root.at("tp"), "tp", file, 1, 64);
+    }
+    return options;
+}
+
+PlanOptions readPlanFile(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        std::error_code ec;
+        fail(path.string(), std::filesystem::exists(path, ec) ? "cannot read the file" : "no such file");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) {
+        fail(path.string(), "cannot read the file");
+    }
+    return parsePlanFile(text.str(), path.string());
+}
+
+void writePlanFile(const std::filesystem::path& path, const PlanOptions& options)
+{
+    static std::atomic<unsigned> counter{0};
+    auto temp = path;
+    temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    try {
+        writeTextFile(temp, planFileJson(options).dump(2) + "\n");
+    } catch (...) {
+        std::error_code ec;
+        std::filesystem::remove(temp, ec);
+        throw;
+    }
+    std::error_code ec;
+    std::filesystem::rename(temp, path, ec);
+    if (ec) {
+        std::filesystem::remove(temp, ec);
+        throw IoError(IoErrorKind::WriteFailed, path.string(), "cannot replace the file: " + ec.message());
+    }
+}
+
+} // namespace spark

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "views/shared/jobtracker.h"
+
+#include <QWidget>
+#include <cstdint>
+
+class QLabel;
+
+namespace spark {
+
+class Document;
+class HistogramPlot;
+
+/// @brief The detail panel's "Stored weights" section for a tensor of an already-quantized checkpoint: the
+/// scheme its module is stored as and a histogram of the module's dequantized weights, decoded in the
+/// background (one module at a time, at most kMaxValues weights sampled in evenly spaced row blocks, so
+/// memory stays bounded whatever the module's size). Hidden for BF16 drafts.
+class StoredWeightSection : public QWidget
+{
+    Q_OBJECT
+
+  public:
+    /// Weights decoded for one histogram at most (4 MiB of floats).
+    static constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 20;
+
+    explicit StoredWeightSection(Document* document, QWidget* parent = nullptr);
+    ~StoredWeightSection() override;
+
+    void setTensor(const QString& tensor);
+
+    /// @brief The module whose weights are shown (or being decoded), empty when none.
+    QString module() const { return m_module; }
+    QString schemeText() const;
+    QString statsText() const;
+    HistogramPlot* weightPlot() const { return m_plot; }
+    bool isDecoding() const { return m_decoding; }
+
+    /// What a decode produced (defined in the .cpp; public so the worker function can build one).
+    struct Result;
+
+  Q_SIGNALS:
+    /// The histogram of @p module is shown (or its decode failed: statsText() says why).
+    void moduleDecoded(const QString& module);
+
+  private:
+    void showResult(const Result& result);
+    void setApplicable(bool applicable);
+
+    Document* m_document;
+    JobTracker m_jobs;
+    QString m_module;
+    bool m_decoding = false;
+    QLabel* m_scheme;
+    QLabel* m_stats;
+    HistogramPlot* m_plot;
+};
+
+} // namespace spark
