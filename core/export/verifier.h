@@ -40,14 +40,14 @@ struct VerifyReport
 };
 
 /// @brief Re-opens @p output (every safetensors invariant of format-spec §1.3 is checked by opening it) and
-/// checks §8.11–§8.12 against @p source: each quantized module has exactly weight_packed (I32 [out,
-/// in·bits/32]), weight_scale ([out, groups] in the weight dtype) and weight_shape (I64 [2] = [out, in]), no
-/// `.weight`, zero point or g_idx, and its packed words and scales equal a fresh quantization of the source
-/// weight; every other source tensor is present and byte-identical; nothing else is present;
-/// `__metadata__.format` is "pt"; the index total_size is the sum of data bytes; config.json's
-/// quantization_config has the expected shape; its `ignore` list, evaluated with vLLM's semantics on the vLLM
-/// module names, ignores exactly the Linears left BF16 and splits no fused group. Reads the source in row
-/// chunks (bounded memory).
+/// checks it against @p source: quantization_config is well formed (one group per scheme, each with its
+/// format, the top-level format, no scale_dtype/zp_dtype); every quantized module gets a scheme from vLLM's
+/// group selection (with and without packed_modules_mapping), holds exactly that scheme's tensors (dtypes,
+/// shapes, no leftover `.weight`, zero point or g_idx) and they equal a fresh quantization of the source
+/// weight under that scheme (NVFP4: with its fused set's global scale); every other source tensor is present
+/// and byte-identical; nothing else is present; `__metadata__.format` is "pt"; the index total_size is the sum
+/// of data bytes; the `ignore` list, evaluated with vLLM's semantics on the vLLM module names, ignores exactly
+/// the Linears left BF16 and splits no fused group. Reads the source in row chunks (bounded memory).
 VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output,
                           const VerifyOptions& options = {});
 

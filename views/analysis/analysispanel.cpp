@@ -120,15 +120,7 @@ void AnalysisPanel::onSchemeEdited()
     Q_EMIT analysisCleared();
     std::vector<TensorAnalysisUpdate> updates;
     for (const auto& result : std::as_const(m_results)) {
-        TensorAnalysisUpdate update;
-        update.tensor = result.tensor;
-        if (result.stats) {
-            update.relError = result.stats->relErr;
-            update.maxError = result.stats->maxAbsErr;
-        } else {
-            ++m_failed;
-        }
-        updates.push_back(std::move(update));
+        updates.push_back(countedUpdate(result));
     }
     m_document->setAnalysis(updates);
     Q_EMIT schemeChanged(name);
@@ -182,9 +174,8 @@ void AnalysisPanel::cancel()
     m_job->cancel();
 }
 
-void AnalysisPanel::onResult(const TensorQuantResult& result)
+TensorAnalysisUpdate AnalysisPanel::countedUpdate(const TensorQuantResult& result)
 {
-    m_results.insert(result.tensor, result);
     TensorAnalysisUpdate update;
     update.tensor = result.tensor;
     if (result.stats) {
@@ -193,7 +184,13 @@ void AnalysisPanel::onResult(const TensorQuantResult& result)
     } else {
         ++m_failed;
     }
-    m_document->setAnalysis({update});
+    return update;
+}
+
+void AnalysisPanel::onResult(const TensorQuantResult& result)
+{
+    m_results.insert(result.tensor, result);
+    m_document->setAnalysis({countedUpdate(result)});
     Q_EMIT tensorAnalyzed(result.tensor);
 }
 

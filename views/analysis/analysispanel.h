@@ -1,7 +1,8 @@
 #pragma once
 
-#include "core/quant/quantscheme.h"
+#include "core/quant/weightscheme.h"
 #include "views/analysis/analysisjob.h"
+#include "views/tensors/tensorrowresult.h"
 
 #include <QHash>
 #include <QWidget>
@@ -58,6 +59,8 @@ class AnalysisPanel : public QWidget
   private:
     void onSchemeEdited();
     void onResult(const TensorQuantResult& result);
+    /// The Document's row update for @p result; counts it in m_failed when it has no statistics.
+    TensorAnalysisUpdate countedUpdate(const TensorQuantResult& result);
     void onProgress(double fraction, qint64 msLeft);
     void onFinished(bool cancelled);
     void onSnapshotChanged();
