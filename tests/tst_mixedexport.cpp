@@ -177,6 +177,13 @@ void TestMixedExport::lagunaThreeGroupsTwoFormats()
     QCOMPARE(formats, (std::set<std::string>{"pack-quantized", "nvfp4-pack-quantized"}));
     const auto verify = runCli({"verify", src.string(), out.string()});
     QCOMPARE(verify.exitCode, 0);
+    // The model card: one tag per scheme, the mix in its first sentence, a scheme column per module.
+    const auto card = readFile(out / "README.md");
+    QVERIFY(card.find("- \"nvfp4a16\"\n") != std::string::npos || card.find("- nvfp4a16\n") != std::string::npos);
+    QVERIFY(card.find("- w8a16\n") != std::string::npos || card.find("- \"w8a16\"\n") != std::string::npos);
+    QVERIFY(card.find("mixed precision: NVFP4A16 for") != std::string::npos);
+    QVERIFY(card.find("| module | scheme | reason |") != std::string::npos);
+    QVERIFY(card.find("| `fc` | W8A16 |") != std::string::npos);
 }
 
 void TestMixedExport::rawQkvRuleIsRefused()

@@ -77,7 +77,12 @@ std::string renderModelCard(const ModelCardInputs& in)
     if (!in.architecture.empty()) {
         tags.push_back(lowerTag(in.architecture));
     }
-    tags.push_back(lowerTag(in.scheme));
+    // One tag per scheme of a mixed checkpoint ("W4A16 + W8A16").
+    for (std::size_t start = 0; start <= in.scheme.size();) {
+        const auto end = std::min(in.scheme.find(" + ", start), in.scheme.size());
+        tags.push_back(lowerTag(in.scheme.substr(start, end - start)));
+        start = end + 3;
+    }
     tags.push_back("compressed-tensors");
     for (const auto& t : in.extraTags) {
         tags.push_back(t);
@@ -96,10 +101,7 @@ std::string renderModelCard(const ModelCardInputs& in)
 
     const std::string name = in.modelName.empty() ? std::string("Quantized draft model") : in.modelName;
     md += "# " + name + "\n\n";
-    md += "A " + in.scheme + " (" + std::to_string(in.bits) + "-bit weights, " +
-          (in.groupSize > 0 ? "group size " + std::to_string(in.groupSize) : std::string("per-channel")) +
-          ", " + (in.symmetric ? "symmetric" : "asymmetric") +
-          ", 16-bit activations) compressed-tensors checkpoint of the " +
+    md += "A " + in.scheme + " (" + in.schemeDetail + ") compressed-tensors checkpoint of the " +
           (in.architectureName.empty() ? std::string("speculative-decoding draft")
                                        : in.architectureName + " draft") +
           (in.baseModel.empty() ? std::string()
@@ -123,9 +125,12 @@ std::string renderModelCard(const ModelCardInputs& in)
     if (in.quantized.empty()) {
         md += "Nothing.\n\n";
     } else {
-        md += "| module | reason |\n|---|---|\n";
+        const bool schemes = std::any_of(in.quantized.begin(), in.quantized.end(),
+                                         [](const ModelCardInputs::ModuleReason& m) { return !m.scheme.empty(); });
+        md += schemes ? "| module | scheme | reason |\n|---|---|---|\n" : "| module | reason |\n|---|---|\n";
         for (const auto& m : in.quantized) {
-            md += "| `" + escapeCell(m.module) + "` | " + escapeCell(m.reason) + " |\n";
+            md += "| `" + escapeCell(m.module) + "` | " + (schemes ? escapeCell(m.scheme) + " | " : "") +
+                  escapeCell(m.reason) + " |\n";
         }
         md += "\n";
     }

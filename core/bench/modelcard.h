@@ -17,6 +17,7 @@ struct ModelCardInputs
     {
         std::string module;
         std::string reason;
+        std::string scheme; ///< the module's scheme ("W8A16"); empty where the table has no scheme column
     };
     /// @brief One row of the size table.
     struct SizeRow
@@ -34,9 +35,9 @@ struct ModelCardInputs
     std::string targetModel;              ///< the verifier this draft is paired with, e.g. "Qwen/Qwen3-32B"
     std::string targetPrecision = "BF16"; ///< the target precision the draft was checked against
     std::string scheme = "W4A16";         ///< compressed-tensors scheme
-    int bits = 4;
-    int groupSize = 128; ///< -1 for per-channel
-    bool symmetric = true;
+    /// What the scheme stores, for the card's first sentence ("4-bit weights, group size 128, symmetric, 16-bit
+    /// activations"; for a mixed checkpoint which scheme holds how many modules).
+    std::string schemeDetail = "4-bit weights, group size 128, symmetric, 16-bit activations";
     std::vector<ModuleReason> quantized;
     std::vector<ModuleReason> keptBf16;
     std::vector<SizeRow> sizes;

@@ -54,6 +54,30 @@ int speculativeTokens(const nlohmann::json& config)
     return block > 1 ? block - 1 : 3;
 }
 
+/// "4-bit weights, group size 128, symmetric, 16-bit activations" for one integer scheme; the scheme's
+/// summary for the others; which scheme holds how many modules for a mixed plan.
+std::string schemeDetail(const QuantPlan& plan)
+{
+    const auto schemes = plan.schemesUsed();
+    if (schemes.size() > 1) {
+        std::string detail = "mixed precision:";
+        for (const auto* s : schemes) {
+            const auto it = plan.sizes.byScheme.find(std::string(s->name));
+            const int modules = it == plan.sizes.byScheme.end() ? 0 : it->second.modules;
+            detail += (detail.back() == ':' ? " " : ", ") + std::string(s->name) + " for " + std::to_string(modules) +
+                      (modules == 1 ? " module" : " modules");
+        }
+        return detail;
+    }
+    const auto& s = schemes.empty() ? *plan.defaultScheme : *schemes.front();
+    if (s.family == SchemeFamily::IntSymmetric || s.family == SchemeFamily::IntAsymmetric) {
+        return std::to_string(s.bits) + "-bit weights, " +
+               (s.groupSize > 0 ? "group size " + std::to_string(s.groupSize) : std::string("per-channel")) + ", " +
+               (s.family == SchemeFamily::IntSymmetric ? "symmetric" : "asymmetric") + ", 16-bit activations";
+    }
+    return std::string(s.summary);
+}
+
 } // namespace
 
 ModelCardInputs modelCardInputs(const Checkpoint& source, const QuantPlan& plan, const fs::path& output,
@@ -70,14 +94,13 @@ ModelCardInputs modelCardInputs(const Checkpoint& source, const QuantPlan& plan,
     card.architectureName = plan.architecture.displayName;
     card.targetModel = !options.targetModel.empty() ? options.targetModel : plan.architecture.verifier;
     card.targetPrecision = options.targetPrecision;
-    card.bits = plan.defaultScheme->bits;
-    card.groupSize = plan.defaultScheme->groupSize;
     card.scheme = plan.schemeSummary();
+    card.schemeDetail = schemeDetail(plan);
     card.speculativeMethod = speculativeMethod(plan.architecture.kind);
     card.numSpeculativeTokens = speculativeTokens(source.config());
     for (const auto& module : plan.modules) {
         if (module.decision == PlanDecision::Quantize) {
-            card.quantized.push_back({module.name, module.reason});
+            card.quantized.push_back({module.name, module.reason, std::string(module.scheme->name)});
         } else if (module.role == ModuleRole::Linear || module.role == ModuleRole::Head ||
                    module.role == ModuleRole::Embedding) {
             card.keptBf16.push_back({module.name, module.reason});
