@@ -26,15 +26,15 @@ const std::vector<Command>& commands()
          "[--max-shard-size SIZE] [--threads N]",
          runDemo},
         {"inspect", "list every tensor of a checkpoint (header only)", "PATH [--json]", runInspect},
-        {"analyze", "per-tensor quantization error of RTN, without writing anything",
-         "PATH [--bits 4|8] [--group 32|64|128|-1] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory "
-         "SIZE] [--json]",
+        {"analyze", "per-tensor quantization error of any scheme, without writing anything",
+         "PATH [--scheme S | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=S]... [plan options] [--threads N] "
+         "[--backend auto|cpu|cuda] [--cuda-memory SIZE] [--json]",
          runAnalyze},
         {"sweep", "rel_err and bytes of every decision unit under every legal candidate scheme, in one pass",
          "PATH [plan options] [--candidates S,S,...] [--device gb10|h200] [--threads N] [--json]", runSweep},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
-         "PATH [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] [--group G] "
-         "[--tp N] [--plan-file F] [--save-plan F] "
+         "PATH [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... [--target-layers N] "
+         "[--bits 4|8] [--group G] [--tp N] [--plan-file F] [--save-plan F] "
          "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json] "
          "[--budget SIZE|preset | --budget-file SIZE|preset | --budget-ms MS] [--candidates S,S,...] "
          "[--alpha ENTRY=X]... [--compare-preset] [--threads N]",
@@ -42,8 +42,9 @@ const std::vector<Command>& commands()
         {"match", "match one quantization entry against names with vLLM's semantics", "ENTRY NAME...",
          runMatch},
         {"quantize",
-         "write a compressed-tensors pack-quantized checkpoint with its model card, then verify it",
-         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--target-layers N] [--bits 4|8] "
+         "write a compressed-tensors checkpoint (a scheme per module) with its model card, then verify it",
+         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... [--target-layers N] "
+         "[--bits 4|8] "
          "[--group 32|64|128|-1] [--tp N] [--plan-file F] [--max-shard-size SIZE] [--threads N] "
          "[--backend auto|cpu|cuda] "
          "[--cuda-memory SIZE] "
@@ -74,7 +75,8 @@ const std::vector<Command>& commands()
          "[--quantized-arm ARM]]",
          runReport},
         {"perf", "measure analyze, sweep and quantize+pack throughput against memory and file bandwidth",
-         "[--size GIB] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]", runPerf},
+         "[--size GIB] [--threads N] [--scheme S|all]... [--backend auto|cpu|cuda] [--cuda-memory SIZE]",
+         runPerf},
     };
     return all;
 }
