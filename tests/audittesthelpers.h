@@ -9,7 +9,6 @@
 #include "core/plan/quantplan.h"
 
 #include <QTest>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -79,7 +78,8 @@ struct EditableCheckpoint
         return e;
     }
 
-    void set(const std::string& name, DType dtype, std::vector<std::uint64_t> shape, std::vector<std::byte> bytes)
+    void set(const std::string& name, DType dtype, std::vector<std::uint64_t> shape,
+             std::vector<std::byte> bytes)
     {
         tensors[name] = {TensorSpec{name, dtype, std::move(shape)}, std::move(bytes)};
     }

@@ -11,7 +11,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -23,13 +22,13 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The rules the broken checkpoints below must each trigger alone (among themselves).
-const std::vector<std::string> kBrokenRules = {"ignore-literal-name", "raw-weight-quantized", "fused-set-split",
-                                               "group-format-missing", "zero-point-symmetric", "tensor-shape",
-                                               "lm-head-quantized"};
+const std::vector<std::string> kBrokenRules = {
+    "ignore-literal-name",  "raw-weight-quantized", "fused-set-split",  "group-format-missing",
+    "zero-point-symmetric", "tensor-shape",         "lm-head-quantized"};
 
-const std::vector<std::string> kMixedRules = {
-    "re:.*o_proj$=W8A16", "re:.*down_proj$=FP8_DYNAMIC", "re:.*\\.(gate_up|gate|up)_proj$=NVFP4A16",
-    "re:.*\\.fc$=W4A16_ASYM"};
+const std::vector<std::string> kMixedRules = {"re:.*o_proj$=W8A16", "re:.*down_proj$=FP8_DYNAMIC",
+                                              "re:.*\\.(gate_up|gate|up)_proj$=NVFP4A16",
+                                              "re:.*\\.fc$=W4A16_ASYM"};
 
 std::string describe(const CheckReport& report)
 {
@@ -155,7 +154,8 @@ void TestAuditCheck::passesProductExports()
         QVERIFY(m->vllmQuantizes());
         QCOMPARE(m->module.outFeatures, planned->outFeatures);
         QCOMPARE(m->module.inFeatures, planned->inFeatures);
-        QCOMPARE(m->weightBytes, planned->scheme->quantizedBytes(planned->outFeatures, planned->inFeatures, planned->dtype));
+        QCOMPARE(m->weightBytes,
+                 planned->scheme->quantizedBytes(planned->outFeatures, planned->inFeatures, planned->dtype));
         QVERIFY(m->bitsPerWeight > 3.9 && m->bitsPerWeight < 9);
         ++quantized;
     }
@@ -168,7 +168,8 @@ void TestAuditCheck::passesProductExports()
 
 void TestAuditCheck::passesGoldenMixedExample()
 {
-    // The compressed-tensors oracle's own mixed checkpoint (golden-schemes/mixed-example): 6 groups, 3 formats.
+    // The compressed-tensors oracle's own mixed checkpoint (golden-schemes/mixed-example): 6 groups, 3
+    // formats.
     const auto checkpoint = Checkpoint::open(dataPath("golden-schemes/mixed-example"));
     CheckOptions options;
     options.targetLayers = 32;
@@ -200,14 +201,27 @@ void TestAuditCheck::brokenCheckpoints_data()
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("rule");
     QTest::addColumn<QString>("module"); // a module the finding must name ("" = any)
-    QTest::newRow("literal ignore names") << "literal-ignore" << "ignore-literal-name" << "";
-    QTest::newRow("quantized DFlash qkv_proj") << "dflash-qkv" << "raw-weight-quantized" << "layers.0.self_attn.q_proj";
-    QTest::newRow("fused set split across groups") << "split-groups" << "fused-set-split" << "midlayer.self_attn.k_proj";
-    QTest::newRow("mixed without per-group formats") << "no-formats" << "group-format-missing" << "";
-    QTest::newRow("zero point on a symmetric scheme") << "zero-point" << "zero-point-symmetric"
+    QTest::newRow("literal ignore names") << "literal-ignore"
+                                          << "ignore-literal-name"
+                                          << "";
+    QTest::newRow("quantized DFlash qkv_proj") << "dflash-qkv"
+                                               << "raw-weight-quantized"
+                                               << "layers.0.self_attn.q_proj";
+    QTest::newRow("fused set split across groups") << "split-groups"
+                                                   << "fused-set-split"
+                                                   << "midlayer.self_attn.k_proj";
+    QTest::newRow("mixed without per-group formats") << "no-formats"
+                                                     << "group-format-missing"
+                                                     << "";
+    QTest::newRow("zero point on a symmetric scheme") << "zero-point"
+                                                      << "zero-point-symmetric"
                                                       << "midlayer.mlp.down_proj";
-    QTest::newRow("scale of the wrong shape") << "scale-shape" << "tensor-shape" << "midlayer.mlp.down_proj";
-    QTest::newRow("quantized lm_head on DSpark") << "dspark-head" << "lm-head-quantized" << "lm_head";
+    QTest::newRow("scale of the wrong shape") << "scale-shape"
+                                              << "tensor-shape"
+                                              << "midlayer.mlp.down_proj";
+    QTest::newRow("quantized lm_head on DSpark") << "dspark-head"
+                                                 << "lm-head-quantized"
+                                                 << "lm_head";
 }
 
 void TestAuditCheck::brokenCheckpoints()
@@ -217,8 +231,8 @@ void TestAuditCheck::brokenCheckpoints()
     QFETCH(QString, module);
     const auto k = kind.toStdString();
     const std::string arch = k == "dflash-qkv" || k == "literal-ignore" ? "qwen3-dflash"
-                             : k == "dspark-head"                     ? "glm-dspark"
-                                                                       : "llama-eagle3";
+                             : k == "dspark-head"                       ? "glm-dspark"
+                                                                        : "llama-eagle3";
     const auto exported =
         exportDemo(m_root, arch, k == "no-formats" ? kMixedRules : std::vector<std::string>{}, "base-" + k);
     QVERIFY(!exported.empty());
@@ -298,21 +312,36 @@ void TestAuditCheck::hostileInputs_data()
 {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("rule");
-    QTest::newRow("huge weight_shape") << "huge-shape" << "weight-shape";
-    QTest::newRow("negative weight_shape") << "negative-shape" << "weight-shape";
-    QTest::newRow("group does not divide") << "group-96" << "group-divides";
-    QTest::newRow("scale of the wrong dtype") << "scale-i32" << "tensor-dtype";
-    QTest::newRow("missing scale") << "no-scale" << "tensor-missing";
-    QTest::newRow("num_bits a string") << "bits-string" << "group-scheme";
-    QTest::newRow("num_bits 0") << "bits-zero" << "group-scheme";
-    QTest::newRow("targets a string") << "targets-string" << "config-unreadable";
-    QTest::newRow("quant_method a number") << "method-number" << "config-unreadable";
-    QTest::newRow("ignore holds a number") << "ignore-number" << "config-unreadable";
-    QTest::newRow("dynamic a string") << "dynamic-string" << "";
-    QTest::newRow("invalid regex") << "bad-regex" << "config-unreadable";
-    QTest::newRow("int-quantized weight-only") << "int-quantized" << "int-quantized-weight-only";
-    QTest::newRow("naive FP8 weight-only") << "naive-fp8" << "fp8-weight-only";
-    QTest::newRow("no quantization_config") << "no-config" << "config-missing";
+    QTest::newRow("huge weight_shape") << "huge-shape"
+                                       << "weight-shape";
+    QTest::newRow("negative weight_shape") << "negative-shape"
+                                           << "weight-shape";
+    QTest::newRow("group does not divide") << "group-96"
+                                           << "group-divides";
+    QTest::newRow("scale of the wrong dtype") << "scale-i32"
+                                              << "tensor-dtype";
+    QTest::newRow("missing scale") << "no-scale"
+                                   << "tensor-missing";
+    QTest::newRow("num_bits a string") << "bits-string"
+                                       << "group-scheme";
+    QTest::newRow("num_bits 0") << "bits-zero"
+                                << "group-scheme";
+    QTest::newRow("targets a string") << "targets-string"
+                                      << "config-unreadable";
+    QTest::newRow("quant_method a number") << "method-number"
+                                           << "config-unreadable";
+    QTest::newRow("ignore holds a number") << "ignore-number"
+                                           << "config-unreadable";
+    QTest::newRow("dynamic a string") << "dynamic-string"
+                                      << "";
+    QTest::newRow("invalid regex") << "bad-regex"
+                                   << "config-unreadable";
+    QTest::newRow("int-quantized weight-only") << "int-quantized"
+                                               << "int-quantized-weight-only";
+    QTest::newRow("naive FP8 weight-only") << "naive-fp8"
+                                           << "fp8-weight-only";
+    QTest::newRow("no quantization_config") << "no-config"
+                                            << "config-missing";
 }
 
 void TestAuditCheck::hostileInputs()
@@ -350,7 +379,8 @@ void TestAuditCheck::hostileInputs()
     } else if (k == "ignore-number") {
         qc["ignore"].push_back(5);
     } else if (k == "dynamic-string") {
-        qc["config_groups"]["group_0"]["input_activations"] = {{"dynamic", "yes"}, {"strategy", 1}, {"type", false}};
+        qc["config_groups"]["group_0"]["input_activations"] = {
+            {"dynamic", "yes"}, {"strategy", 1}, {"type", false}};
     } else if (k == "bad-regex") {
         qc["ignore"].push_back("re:model\\.layers\\.(unclosed");
     } else if (k == "int-quantized") {
@@ -371,7 +401,8 @@ void TestAuditCheck::hostileInputs()
         QVERIFY2(report.has(rule.toStdString()), describe(report).c_str());
     }
     for (const auto& f : report.findings) {
-        if (f.id == "weight-shape" || f.id == "tensor-dtype" || f.id == "tensor-missing" || f.id == "group-divides") {
+        if (f.id == "weight-shape" || f.id == "tensor-dtype" || f.id == "tensor-missing" ||
+            f.id == "group-divides") {
             QVERIFY2(!f.modules.empty() && report.view.find(f.modules.front()), describe(report).c_str());
         }
     }
@@ -390,8 +421,8 @@ void TestAuditCheck::hostileInputs()
 void TestAuditCheck::dequantizesLikeCompressedTensors_data()
 {
     QTest::addColumn<QString>("scheme");
-    for (const char* s : {"W4A16", "W4A16:g32", "W4A16:g64", "W4A16:channel", "W4A16_ASYM", "W8A16", "W8A16:channel",
-                          "FP8_DYNAMIC", "NVFP4A16"}) {
+    for (const char* s : {"W4A16", "W4A16:g32", "W4A16:g64", "W4A16:channel", "W4A16_ASYM", "W8A16",
+                          "W8A16:channel", "FP8_DYNAMIC", "NVFP4A16"}) {
         QTest::newRow(s) << QString::fromLatin1(s);
     }
 }
@@ -415,7 +446,8 @@ void TestAuditCheck::dequantizesLikeCompressedTensors()
     for (const auto& [module, m] : entry["modules"].items()) {
         const auto dtype = *parseDType(m["dtype"].get<std::string>());
         const auto layout = readStoredLayout(stored, module, args, dtype, 18);
-        QVERIFY2(layout.decodable(), (module + ": " + (layout.issues.empty() ? "" : layout.issues.front().message)).c_str());
+        QVERIFY2(layout.decodable(),
+                 (module + ": " + (layout.issues.empty() ? "" : layout.issues.front().message)).c_str());
         QCOMPARE(layout.weightDtype, dtype);
         ModuleDecoder decoder(stored, module, args, layout);
         std::vector<float> d(static_cast<std::size_t>(layout.out * layout.in));
@@ -437,7 +469,8 @@ void TestAuditCheck::dequantizesLikeCompressedTensors()
         } else {
             QVERIFY2(finite, module.c_str());
             const double rel = std::sqrt(sqErr) / std::sqrt(sqNorm);
-            QVERIFY2(std::fabs(rel - m["rel_err_fro"].get<double>()) <= 1e-12 * std::max(1.0, rel), module.c_str());
+            QVERIFY2(std::fabs(rel - m["rel_err_fro"].get<double>()) <= 1e-12 * std::max(1.0, rel),
+                     module.c_str());
             QCOMPARE(maxAbs, m["max_abs_err"].get<double>());
         }
         ++checked;
@@ -463,7 +496,10 @@ void TestAuditCheck::threeBitOldAndNewPacking()
                           {"format", "pack-quantized"},
                           {"input_activations", nullptr},
                           {"weights",
-                           {{"num_bits", 3}, {"type", "int"}, {"symmetric", true}, {"strategy", "channel"},
+                           {{"num_bits", 3},
+                            {"type", "int"},
+                            {"symmetric", true},
+                            {"strategy", "channel"},
                             {"group_size", nullptr}}}}}}}}}};
         const std::int32_t words[2] = {613566933, old ? 4 : 1};
         std::vector<std::byte> packed(8);
@@ -533,8 +569,10 @@ void TestAuditCheck::cliExitCodes()
     e.write(broken);
     auto bad = runCli({"check", broken.string()});
     QCOMPARE(bad.exitCode, 1);
-    QVERIFY2(bad.out.find("warning[ignore-literal-name] layers.0.self_attn.q_proj: ") != std::string::npos, bad.out.c_str());
-    QVERIFY2(bad.out.find("error[bf16-not-ignored] layers.0.self_attn.k_proj: ") != std::string::npos, bad.out.c_str());
+    QVERIFY2(bad.out.find("warning[ignore-literal-name] layers.0.self_attn.q_proj: ") != std::string::npos,
+             bad.out.c_str());
+    QVERIFY2(bad.out.find("error[bf16-not-ignored] layers.0.self_attn.k_proj: ") != std::string::npos,
+             bad.out.c_str());
 
     auto json = runCli({"check", broken.string(), "--json", "--vllm-version", "0.11.2"});
     QCOMPARE(json.exitCode, 1);

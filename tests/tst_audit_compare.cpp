@@ -7,7 +7,6 @@
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <cstring>
 
 using namespace spark;
@@ -21,8 +20,8 @@ std::string describe(const CompareReport& report)
     std::string text = report.summary();
     for (const auto& m : report.modules) {
         if (m.bitExact == BitExactness::No || !m.detail.empty()) {
-            text += "\n  " + m.module + " " + m.outputScheme + " " + std::string(bitExactnessName(m.bitExact)) + ": " +
-                    m.detail;
+            text += "\n  " + m.module + " " + m.outputScheme + " " +
+                    std::string(bitExactnessName(m.bitExact)) + ": " + m.detail;
         }
     }
     for (const auto& t : report.differingTensors) {
@@ -78,13 +77,17 @@ void TestAuditCompare::exportsAreBitExact_data()
     QTest::addColumn<QStringList>("rules");
     QTest::addRow("qwen3-dflash W4A16") << "qwen3-dflash" << QStringList();
     QTest::addRow("llama-eagle3 W4A16") << "llama-eagle3" << QStringList();
-    const QStringList mixed{QStringLiteral("re:.*o_proj$=W8A16"), QStringLiteral("re:.*down_proj$=FP8_DYNAMIC"),
-                            QStringLiteral("re:.*\\.(gate_up|gate|up)_proj$=NVFP4A16"),
-                            QStringLiteral("re:.*\\.fc$=W4A16_ASYM")};
+    const QStringList mixed{
+        QStringLiteral("re:.*o_proj$=W8A16"), QStringLiteral("re:.*down_proj$=FP8_DYNAMIC"),
+        QStringLiteral("re:.*\\.(gate_up|gate|up)_proj$=NVFP4A16"), QStringLiteral("re:.*\\.fc$=W4A16_ASYM")};
     QTest::addRow("llama-eagle3 mixed") << "llama-eagle3" << mixed;
     QTest::addRow("laguna-dflash mixed") << "laguna-dflash" << mixed;
-    QTest::addRow("glm-dspark W4A16:g32") << "glm-dspark" << QStringList{QStringLiteral("re:.*\\.(o|down|gate|up|gate_up)_proj$=W4A16:g32")};
-    QTest::addRow("qwen3-dflash W8A16:channel") << "qwen3-dflash" << QStringList{QStringLiteral("re:.*\\.(o|down|gate|up|gate_up)_proj$=W8A16:channel"), QStringLiteral("re:.*\\.fc$=NVFP4A16")};
+    QTest::addRow("glm-dspark W4A16:g32")
+        << "glm-dspark" << QStringList{QStringLiteral("re:.*\\.(o|down|gate|up|gate_up)_proj$=W4A16:g32")};
+    QTest::addRow("qwen3-dflash W8A16:channel")
+        << "qwen3-dflash"
+        << QStringList{QStringLiteral("re:.*\\.(o|down|gate|up|gate_up)_proj$=W8A16:channel"),
+                       QStringLiteral("re:.*\\.fc$=NVFP4A16")};
 }
 
 void TestAuditCompare::exportsAreBitExact()

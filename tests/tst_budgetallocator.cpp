@@ -41,8 +41,12 @@ WeightRows rowsOfTensor(const Checkpoint& checkpoint, const std::string& name)
     if (!t) {
         throw std::runtime_error("no tensor " + name);
     }
-    return {t->info.dtype, checkpoint.bytes(*t).data(), static_cast<std::size_t>(t->info.shape[0]),
-            static_cast<std::size_t>(t->info.shape[1]), 0, t->info.name};
+    return {t->info.dtype,
+            checkpoint.bytes(*t).data(),
+            static_cast<std::size_t>(t->info.shape[0]),
+            static_cast<std::size_t>(t->info.shape[1]),
+            0,
+            t->info.name};
 }
 
 double sumSquares(const WeightRows& rows)
@@ -71,7 +75,7 @@ std::vector<float> randomWeights(std::size_t rows, std::size_t cols, std::uint32
         v[k] = 0.0f; // an all-zero group (eps scales)
     }
     if (rows > 2) {
-        v[1 * cols + 3] = 3.0f;   // an outlier
+        v[1 * cols + 3] = 3.0f; // an outlier
         v[2 * cols + 5] = -0.0f;
         v[2 * cols + 6] = 1e-39f; // subnormal in F32, flushed in 16-bit encodings
         for (std::size_t k = 0; k < 16; ++k) {
@@ -173,7 +177,8 @@ void TestBudgetAllocator::sweepKernelMatchesErrorStats()
     QFETCH(int, rows);
     QFETCH(int, cols);
     const auto dt = static_cast<DType>(dtype);
-    const auto data = encode(dt, randomWeights(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols), 7));
+    const auto data =
+        encode(dt, randomWeights(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols), 7));
     const auto w = rowsOf(dt, data, static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
     std::vector<const WeightScheme*> schemes;
     std::vector<SchemeContext> contexts;
@@ -221,8 +226,8 @@ void TestBudgetAllocator::sweepKernelCountsOverflow()
     values[5] = -bf16ToFloat(0x7F7F); // -bf16max
     const auto data = encode(DType::BF16, values);
     const auto w = rowsOf(DType::BF16, data, 2, 128);
-    const std::vector<const WeightScheme*> schemes{&scheme("W4A16"), &scheme("W8A16:channel"), &scheme("FP8_DYNAMIC"),
-                                                   &scheme("W4A16_ASYM")};
+    const std::vector<const WeightScheme*> schemes{&scheme("W4A16"), &scheme("W8A16:channel"),
+                                                   &scheme("FP8_DYNAMIC"), &scheme("W4A16_ASYM")};
     SchemeSweepAccumulator sweep(schemes, {}, 2, 128);
     sweep.addRows(w);
     const auto result = sweep.result();
@@ -253,7 +258,8 @@ void TestBudgetAllocator::sweepKernelNamesNonFinite()
     QVERIFY_THROWS_EXCEPTION(QuantError, simdAbsmax(w));
     values[2 * 128 + 17] = -0.75f;
     const auto finite = encode(DType::BF16, values);
-    QCOMPARE(simdAbsmax(rowsOf(DType::BF16, finite, 4, 128)), weightAbsmax(rowsOf(DType::BF16, finite, 4, 128)));
+    QCOMPARE(simdAbsmax(rowsOf(DType::BF16, finite, 4, 128)),
+             weightAbsmax(rowsOf(DType::BF16, finite, 4, 128)));
     QVERIFY_THROWS_EXCEPTION(QuantError, SchemeSweepAccumulator({&keepScheme()}, {}, 4, 128));
     QVERIFY_THROWS_EXCEPTION(QuantError, SchemeSweepAccumulator({&scheme("W4A16")}, {}, 4, 96));
 }
@@ -297,12 +303,13 @@ void TestBudgetAllocator::unitsAndLegality()
     const auto narrow = prepareSweep(checkpoint.config(), infosOf(checkpoint), options);
     for (const auto& u : narrow.units) {
         for (const auto& c : u.candidates) {
-            QVERIFY(c.scheme == &keepScheme() || c.scheme == &scheme("W8A16") || c.scheme == &scheme("NVFP4A16") ||
-                    c.scheme == &scheme("W4A16"));
+            QVERIFY(c.scheme == &keepScheme() || c.scheme == &scheme("W8A16") ||
+                    c.scheme == &scheme("NVFP4A16") || c.scheme == &scheme("W4A16"));
         }
     }
     options.device = "tpu";
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, prepareSweep(checkpoint.config(), infosOf(checkpoint), options));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             prepareSweep(checkpoint.config(), infosOf(checkpoint), options));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, parseCandidates("W4A16,W5"));
 }
 
@@ -431,13 +438,14 @@ void TestBudgetAllocator::frontierIsExact()
     }
     // The checkpoint-bytes frontier uses the other column.
     const BudgetAllocator onDisk(sweep, alphas, BudgetKind::Checkpoint);
-    QCOMPARE(onDisk.frontier().front().bytes, sweep.bytesFixed + [&] {
-        std::uint64_t b = 0;
-        for (const auto& c : costs) {
-            b += *std::min_element(c.begin(), c.end()) + 7;
-        }
-        return b;
-    }());
+    QCOMPARE(
+        onDisk.frontier().front().bytes, sweep.bytesFixed + [&] {
+            std::uint64_t b = 0;
+            for (const auto& c : costs) {
+                b += *std::min_element(c.begin(), c.end()) + 7;
+            }
+            return b;
+        }());
 }
 
 void TestBudgetAllocator::budgetsAndErrorsLookUp()
@@ -463,13 +471,15 @@ void TestBudgetAllocator::alphaRules()
 {
     const auto checkpoint = Checkpoint::open(m_drafts["glm-dspark"]);
     const auto sweep = prepareSweep(checkpoint.config(), infosOf(checkpoint), {});
-    const auto alphas = resolveAlphas(sweep, {"re:.*mlp.*=3", "re:.*\\.down_proj$=0.5", "re:.*\\.gate_proj$=2"});
+    const auto alphas =
+        resolveAlphas(sweep, {"re:.*mlp.*=3", "re:.*\\.down_proj$=0.5", "re:.*\\.gate_proj$=2"});
     for (std::size_t u = 0; u < sweep.units.size(); ++u) {
         const auto& leaf = sweep.units[u].leaf;
         // Later rules win; a shard name selects its fused unit.
-        const double expected = leaf == "down_proj" ? 0.5 : leaf == "gate_up_proj" ? 2.0
-                                                         : sweep.units[u].name.find("mlp") != std::string::npos ? 3.0
-                                                                                                                 : 1.0;
+        const double expected = leaf == "down_proj"                                    ? 0.5
+                                : leaf == "gate_up_proj"                               ? 2.0
+                                : sweep.units[u].name.find("mlp") != std::string::npos ? 3.0
+                                                                                       : 1.0;
         QCOMPARE(alphas[u], expected);
     }
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolveAlphas(sweep, {"re:.*fc$"}));
@@ -593,7 +603,8 @@ void TestBudgetAllocator::userEntriesPinUnits()
     bool pinned = false;
     for (const auto& choice : a.units) {
         const auto& unit = sweep.units[choice.unit];
-        if (unit.name.ends_with("layers.0.mlp.down_proj") || unit.modules.front() == "layers.0.mlp.down_proj") {
+        if (unit.name.ends_with("layers.0.mlp.down_proj") ||
+            unit.modules.front() == "layers.0.mlp.down_proj") {
             pinned = true;
             QVERIFY(unit.fixed());
             QCOMPARE(choice.scheme, &scheme("W8A16"));
@@ -614,7 +625,8 @@ void TestBudgetAllocator::cliSweepAndBudget()
     for (const auto& u : s["units"]) {
         QVERIFY(u.contains("name") && u["modules"].is_array() && u["candidates"].is_array());
         for (const auto& c : u["candidates"]) {
-            QVERIFY(c.contains("scheme") && c.contains("streamed_bytes") && c.contains("bytes") && c.contains("rel_err"));
+            QVERIFY(c.contains("scheme") && c.contains("streamed_bytes") && c.contains("bytes") &&
+                    c.contains("rel_err"));
         }
     }
 

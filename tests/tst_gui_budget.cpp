@@ -2,6 +2,7 @@
 // undoable edits, the per-unit sweep table in the tensor detail panel, and the chosen plan exported and
 // verified through the GUI's export runner.
 #include "core/demo/demodraft.h"
+#include "views/bench/benchplotqcp.h"
 #include "views/document/document.h"
 #include "views/export/exportrunner.h"
 #include "views/plan/budgetpanel.h"
@@ -11,7 +12,6 @@
 #include "views/tensors/tensorsview.h"
 #include "views/tensors/tensorsweepsection.h"
 #include "views/window/mainwindow.h"
-#include "views/bench/benchplotqcp.h"
 
 #include <QCheckBox>
 #include <QSignalSpy>

@@ -1,17 +1,16 @@
 // The Compare tab: a source and a W4A16 export of it side by side, computed off the GUI thread; one
 // changed scale shows as that module's red bar and "no".
 #include "audittesthelpers.h"
+#include "core/io/floatconv.h"
 #include "views/compare/comparemodel.h"
 #include "views/compare/compareplot.h"
 #include "views/compare/compareview.h"
-#include "core/io/floatconv.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <cstring>
 
 using namespace spark;

@@ -91,8 +91,9 @@ class TestGuiExport : public QObject
         QDir().mkpath(m_dir.filePath(QStringLiteral("taken-w4a16")));
         QCOMPARE(ExportDialog::defaultOutput(m_dir.filePath(QStringLiteral("taken"))),
                  QDir::toNativeSeparators(m_dir.filePath(QStringLiteral("taken-w4a16-2"))));
-        QCOMPARE(ExportDialog::defaultOutput(m_dir.filePath(QStringLiteral("taken")), QStringLiteral("w8a16")),
-                 QDir::toNativeSeparators(m_dir.filePath(QStringLiteral("taken-w8a16"))));
+        QCOMPARE(
+            ExportDialog::defaultOutput(m_dir.filePath(QStringLiteral("taken")), QStringLiteral("w8a16")),
+            QDir::toNativeSeparators(m_dir.filePath(QStringLiteral("taken-w8a16"))));
     }
 
     void exportVerifiesAndWritesCard()

@@ -4,14 +4,14 @@
 #include "testsupport.h"
 #include "views/document/document.h"
 #include "views/document/documentsnapshot.h"
-#include "views/window/mainwindow.h"
-#include "views/window/recentfiles.h"
-#include "views/window/screenshot.h"
 #include "views/tensors/tensorcolumns.h"
 #include "views/tensors/tensordetailpanel.h"
 #include "views/tensors/tensorfilterproxymodel.h"
 #include "views/tensors/tensorsview.h"
 #include "views/tensors/tensortablemodel.h"
+#include "views/window/mainwindow.h"
+#include "views/window/recentfiles.h"
+#include "views/window/screenshot.h"
 
 #include <QAction>
 #include <QApplication>

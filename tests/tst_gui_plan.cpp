@@ -3,7 +3,6 @@
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
 #include "testsupport.h"
-#include "views/shared/formatting.h"
 #include "views/document/checkpointloader.h"
 #include "views/document/document.h"
 #include "views/plan/lintmodel.h"
@@ -12,6 +11,7 @@
 #include "views/plan/planmodulemodel.h"
 #include "views/plan/plantab.h"
 #include "views/plan/summarybar.h"
+#include "views/shared/formatting.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -83,7 +83,8 @@ class TestGuiPlan : public QObject
     {
         // A scheme rule typed in the Plan tab: live match count, the modules follow, one undo step back.
         PlanTab tab(m_controller);
-        const int index = m_controller->addEntry(EntryKind::Scheme, QStringLiteral("re:.*\\.down_proj$=W8A16"));
+        const int index =
+            m_controller->addEntry(EntryKind::Scheme, QStringLiteral("re:.*\\.down_proj$=W8A16"));
         QCOMPARE(index, 0);
         m_controller->recomputeNow();
         const auto plan = m_controller->plan();
@@ -132,7 +133,8 @@ class TestGuiPlan : public QObject
         const QString fused = fusedQuantizedModule();
         QVERIFY(!fused.isEmpty());
         QString message;
-        QVERIFY2(m_controller->setModuleScheme(fused, QStringLiteral("NVFP4A16"), &message), qPrintable(message));
+        QVERIFY2(m_controller->setModuleScheme(fused, QStringLiteral("NVFP4A16"), &message),
+                 qPrintable(message));
         QVERIFY(message.contains(QStringLiteral("partners")));
         m_controller->recomputeNow();
         const auto* chosen = module(fused);
@@ -151,8 +153,8 @@ class TestGuiPlan : public QObject
         const auto before = m_controller->edits();
         for (const auto& m : m_controller->plan()->modules) {
             if (m.readsRawWeight && m.isLinear()) {
-                QVERIFY(!m_controller->setModuleScheme(QString::fromStdString(m.name), QStringLiteral("W8A16"),
-                                                        &message));
+                QVERIFY(!m_controller->setModuleScheme(QString::fromStdString(m.name),
+                                                       QStringLiteral("W8A16"), &message));
                 QVERIFY(message.contains(QStringLiteral("cannot take")));
                 break;
             }
@@ -176,7 +178,8 @@ class TestGuiPlan : public QObject
         PlanTab tab(m_controller);
         const QString command = tab.quantizeCommandText();
         QVERIFY2(command.startsWith(QStringLiteral("sparkulator-cli quantize ")), qPrintable(command));
-        QVERIFY2(command.contains(QStringLiteral("glm-w8a16-channel ")), qPrintable(command)); // the scheme's name
+        QVERIFY2(command.contains(QStringLiteral("glm-w8a16-channel ")),
+                 qPrintable(command)); // the scheme's name
         // The copied text through a real shell, with a sparkulator-cli on PATH that runs `plan` on the
         // same source and options instead (nothing is written).
         const QString bin = m_dir.filePath(QStringLiteral("bin"));

@@ -56,7 +56,8 @@ int errorRows(const LintModel& lint)
 {
     int errors = 0;
     for (int row = 0; row < lint.rowCount(); ++row) {
-        errors += lint.index(row, 0).data(LintModel::SeverityRole).toInt() == static_cast<int>(LintSeverity::Error);
+        errors +=
+            lint.index(row, 0).data(LintModel::SeverityRole).toInt() == static_cast<int>(LintSeverity::Error);
     }
     return errors;
 }
@@ -116,7 +117,8 @@ class TestGuiQuantizedCheckpoint : public QObject
         QCOMPARE(lint->rowCount(), static_cast<int>(expected.findings.size()));
         QCOMPARE(errorRows(*lint), 0);
         for (std::size_t i = 0; i < expected.findings.size(); ++i) {
-            QCOMPARE(ruleIds(*lint).at(static_cast<qsizetype>(i)), QString::fromStdString(expected.findings[i].id));
+            QCOMPARE(ruleIds(*lint).at(static_cast<qsizetype>(i)),
+                     QString::fromStdString(expected.findings[i].id));
         }
         const auto* note = plan->findChild<QLabel*>(QStringLiteral("quantizedNote"));
         QVERIFY(note && !note->isHidden());
@@ -127,7 +129,8 @@ class TestGuiQuantizedCheckpoint : public QObject
         QStringList w4, w8;
         for (const auto& m : expected.view.modules) {
             if (m.quantizedOnDisk) {
-                (m.module.name.ends_with("down_proj") ? w8 : w4).append(QString::fromStdString(m.module.name));
+                (m.module.name.ends_with("down_proj") ? w8 : w4)
+                    .append(QString::fromStdString(m.module.name));
             }
         }
         QVERIFY(!w4.isEmpty());

@@ -40,8 +40,8 @@ QuantPlan planOf(const Checkpoint& checkpoint, const std::string& preset, std::v
 
 /// The rules every architecture's mixed plan uses: five schemes, and lm_head where vLLM can load it.
 const std::vector<std::string> kMixedRules = {
-    "re:.*o_proj$=W8A16",         "re:.*down_proj$=FP8_DYNAMIC", "re:.*\\.(gate_up|gate|up)_proj$=NVFP4A16",
-    "re:.*\\.fc$=W4A16_ASYM",     "lm_head=W8A16:channel",
+    "re:.*o_proj$=W8A16",     "re:.*down_proj$=FP8_DYNAMIC", "re:.*\\.(gate_up|gate|up)_proj$=NVFP4A16",
+    "re:.*\\.fc$=W4A16_ASYM", "lm_head=W8A16:channel",
 };
 
 } // namespace
@@ -66,13 +66,14 @@ void TestMixedExport::goldenMixedExample()
     // The assignment of golden-schemes/mixed-example (its README), on the same fixture: every module the
     // EAGLE-3 layout knows is byte-identical with the compressed-tensors reference checkpoint.
     const auto fixture = Checkpoint::open(dataPath("golden-schemes/fixture"));
-    const auto plan = planOf(fixture, "none",
-                             {"re:.*=W4A16", "re:model\\.layers\\.32\\.self_attn\\.qkv_proj$=W8A16:channel",
-                              "re:model\\.layers\\.32\\.mlp\\.gate_up_proj$=NVFP4A16", "model.fc=W4A16_ASYM",
-                              "model.layers.32.mlp.down_proj=FP8_DYNAMIC", "model.layers.33.mlp.down_proj=NVFP4A16",
-                              "model.layers.33.self_attn.o_proj=FP8_DYNAMIC", "model.layers.33.mlp.outlier_proj=BF16",
-                              "lm_head=W8A16:channel"},
-                             32);
+    const auto plan =
+        planOf(fixture, "none",
+               {"re:.*=W4A16", "re:model\\.layers\\.32\\.self_attn\\.qkv_proj$=W8A16:channel",
+                "re:model\\.layers\\.32\\.mlp\\.gate_up_proj$=NVFP4A16", "model.fc=W4A16_ASYM",
+                "model.layers.32.mlp.down_proj=FP8_DYNAMIC", "model.layers.33.mlp.down_proj=NVFP4A16",
+                "model.layers.33.self_attn.o_proj=FP8_DYNAMIC", "model.layers.33.mlp.outlier_proj=BF16",
+                "lm_head=W8A16:channel"},
+               32);
     QVERIFY2(plan.errors.empty(), plan.errors.empty() ? "" : plan.errors.front().c_str());
     QTemporaryDir dir;
     const fs::path out = fs::path(dir.path().toStdString()) / "mixed";
@@ -134,7 +135,10 @@ void TestMixedExport::demosExportVerifyAndReread()
     QCOMPARE(result.quantizedModules, plan.quantizedModules().size());
     const auto written = Checkpoint::open(out);
     const auto report = verifyExport(source, written);
-    QVERIFY2(report.ok(), report.ok() ? "" : (report.problems.front().subject + ": " + report.problems.front().message).c_str());
+    QVERIFY2(report.ok(),
+             report.ok()
+                 ? ""
+                 : (report.problems.front().subject + ": " + report.problems.front().message).c_str());
     QCOMPARE(report.bitExactModules, plan.quantizedModules().size());
 
     // Re-read: vLLM's group selection on the written config gives each module its planned scheme, and the
@@ -179,7 +183,8 @@ void TestMixedExport::lagunaThreeGroupsTwoFormats()
     QCOMPARE(verify.exitCode, 0);
     // The model card: one tag per scheme, the mix in its first sentence, a scheme column per module.
     const auto card = readFile(out / "README.md");
-    QVERIFY(card.find("- \"nvfp4a16\"\n") != std::string::npos || card.find("- nvfp4a16\n") != std::string::npos);
+    QVERIFY(card.find("- \"nvfp4a16\"\n") != std::string::npos ||
+            card.find("- nvfp4a16\n") != std::string::npos);
     QVERIFY(card.find("- w8a16\n") != std::string::npos || card.find("- \"w8a16\"\n") != std::string::npos);
     QVERIFY(card.find("mixed precision: NVFP4A16 for") != std::string::npos);
     QVERIFY(card.find("| module | scheme | reason |") != std::string::npos);
@@ -188,7 +193,8 @@ void TestMixedExport::lagunaThreeGroupsTwoFormats()
 
 void TestMixedExport::rawQkvRuleIsRefused()
 {
-    // DFlash reads qkv_proj.weight raw (vllm#51581): a rule that quantizes it is an error, and export refuses.
+    // DFlash reads qkv_proj.weight raw (vllm#51581): a rule that quantizes it is an error, and export
+    // refuses.
     QTemporaryDir dir;
     const fs::path src = fs::path(dir.path().toStdString()) / "laguna";
     writeDemoDraft(describeDemoDraft("laguna-dflash", DemoScale::Tiny), src, {});
@@ -196,7 +202,8 @@ void TestMixedExport::rawQkvRuleIsRefused()
     const auto plan = planOf(source, "auto", {"re:.*qkv_proj$=W8A16"});
     QVERIFY(!plan.errors.empty());
     QVERIFY(plan.hasLint("raw-weight-read"));
-    QVERIFY_THROWS_EXCEPTION(ExportError, exportCheckpoint(source, plan, {fs::path(dir.path().toStdString()) / "x"}));
+    QVERIFY_THROWS_EXCEPTION(ExportError,
+                             exportCheckpoint(source, plan, {fs::path(dir.path().toStdString()) / "x"}));
     QVERIFY(!fs::exists(fs::path(dir.path().toStdString()) / "x"));
     // BF16 for the same modules is fine.
     QVERIFY(planOf(source, "auto", {"re:.*qkv_proj$=BF16"}).errors.empty());

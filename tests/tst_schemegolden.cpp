@@ -12,10 +12,10 @@
 #include "testsupport.h"
 
 #include <QTest>
-#include <qfloat16.h>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <qfloat16.h>
 
 using namespace spark;
 using namespace spark::test;
@@ -44,8 +44,12 @@ WeightRows rowsOf(const Checkpoint& checkpoint, const std::string& tensor)
     if (!t) {
         throw std::runtime_error("fixture lacks " + tensor);
     }
-    return {t->info.dtype, checkpoint.bytes(*t).data(), static_cast<std::size_t>(t->info.shape[0]),
-            static_cast<std::size_t>(t->info.shape[1]), 0, t->info.name};
+    return {t->info.dtype,
+            checkpoint.bytes(*t).data(),
+            static_cast<std::size_t>(t->info.shape[0]),
+            static_cast<std::size_t>(t->info.shape[1]),
+            0,
+            t->info.name};
 }
 
 std::vector<std::uint16_t> bf16s(std::initializer_list<float> values, std::size_t size)
@@ -156,11 +160,13 @@ void TestSchemeGolden::module()
     if (codec.usesGlobalScale()) {
         float absmax = weightAbsmax(rows);
         for (const auto& member : expected["fused_set"]) {
-            absmax = std::max(absmax, weightAbsmax(rowsOf(*m_fixture, member.get<std::string>() + ".weight")));
+            absmax =
+                std::max(absmax, weightAbsmax(rowsOf(*m_fixture, member.get<std::string>() + ".weight")));
         }
         context = codec.contextForAbsmax(rows.dtype, absmax);
         QCOMPARE(std::bit_cast<std::uint32_t>(context.globalScale),
-                 static_cast<std::uint32_t>(std::stoul(expected["global_scale_bits"].get<std::string>(), nullptr, 16)));
+                 static_cast<std::uint32_t>(
+                     std::stoul(expected["global_scale_bits"].get<std::string>(), nullptr, 16)));
     }
 
     const auto parts = encodeWeight(codec, rows, context, cpuBackend(), 2);
@@ -254,7 +260,8 @@ void TestSchemeGolden::e4m3Cast()
     // Every finite code decodes and re-encodes to itself.
     for (int c = 0; c < 256; ++c) {
         if ((c & 0x7F) != 0x7F) {
-            QCOMPARE(static_cast<int>(minifloat::e4m3FromFloat(f8e4m3ToFloat(static_cast<std::uint8_t>(c)))), c);
+            QCOMPARE(static_cast<int>(minifloat::e4m3FromFloat(f8e4m3ToFloat(static_cast<std::uint8_t>(c)))),
+                     c);
         }
     }
 }
@@ -263,8 +270,8 @@ void TestSchemeGolden::vectorW4g32()
 {
     // V1: W4A16:g32 [1, 64].
     const auto values = bf16s({7.5f, -7.5f, 0.5f, 1.5f, 2.5f, -2.5f, 3.5f, -0.5f}, 64);
-    const auto parts = encodeWeight(*findWeightScheme("W4A16:g32")->codec(), bf16Rows(values, 1, 64), {},
-                                    cpuBackend());
+    const auto parts =
+        encodeWeight(*findWeightScheme("W4A16:g32")->codec(), bf16Rows(values, 1, 64), {}, cpuBackend());
     QCOMPARE(words(parts[0]), (std::vector<std::uint32_t>{0x8C6AA80F, 0x88888888, 0x88888888, 0x88888888,
                                                           0x88888888, 0x88888888, 0x88888888, 0x88888888}));
     QCOMPARE(words(parts[1]), (std::vector<std::uint32_t>{0x3C003F80}));
@@ -305,7 +312,8 @@ void TestSchemeGolden::vectorAsym()
         encodeWeight(*findWeightScheme("W4A16_ASYM")->codec(), bf16Rows(values, 8, 128), {}, cpuBackend());
     std::vector<std::uint16_t> scales(8);
     std::memcpy(scales.data(), parts[1].data(), 16);
-    QCOMPARE(scales, (std::vector<std::uint16_t>{0x3C80, 0x3C80, 0x3C80, 0x3C80, 0x3C00, 0x3D89, 0x3E09, 0x3CDB}));
+    QCOMPARE(scales,
+             (std::vector<std::uint16_t>{0x3C80, 0x3C80, 0x3C80, 0x3C80, 0x3C00, 0x3D89, 0x3E09, 0x3CDB}));
     QCOMPARE(words(parts[2]), (std::vector<std::uint32_t>{0x470823F0}));
     const auto packed = words(parts[0]);
     QCOMPARE(packed[2 * 16], 0x333404F0u);
@@ -318,16 +326,18 @@ void TestSchemeGolden::vectorFp8()
     // V5 and V6: FP8_DYNAMIC codes, -0, the eps scale of an all-zero row and the bf16 double rounding.
     const float u = 0x1p-10f;
     std::vector<std::uint16_t> values(32, 0);
-    const float row0[16] = {448, -448, 1.0625f, 1.1875f, 17, 19, 232, 432, u, 3 * u, 5 * u, 15 * u, -1.3125f, 0, -0.0f, 100};
+    const float row0[16] = {448, -448,  1.0625f, 1.1875f, 17,       19, 232,   432,
+                            u,   3 * u, 5 * u,   15 * u,  -1.3125f, 0,  -0.0f, 100};
     for (int k = 0; k < 16; ++k) {
         values[static_cast<std::size_t>(k)] = floatToBf16(row0[k] * u);
         values[16 + static_cast<std::size_t>(k)] = floatToBf16(k < 8 ? 0.0f : -0.0f);
     }
     const auto& codec = *findWeightScheme("FP8_DYNAMIC")->codec();
     auto parts = encodeWeight(codec, bf16Rows(values, 2, 16), {}, cpuBackend());
-    QCOMPARE(octets(parts[0]), (std::vector<std::uint8_t>{0x7E, 0xFE, 0x38, 0x3A, 0x58, 0x5A, 0x76, 0x7E, 0x00, 0x02,
-                                                         0x02, 0x08, 0xBA, 0x00, 0x80, 0x6C, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                         0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}));
+    QCOMPARE(octets(parts[0]),
+             (std::vector<std::uint8_t>{0x7E, 0xFE, 0x38, 0x3A, 0x58, 0x5A, 0x76, 0x7E, 0x00, 0x02, 0x02,
+                                        0x08, 0xBA, 0x00, 0x80, 0x6C, 0,    0,    0,    0,    0,    0,
+                                        0,    0,    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}));
     QCOMPARE(octets(parts[1]), (std::vector<std::uint8_t>{0x80, 0x3A, 0x00, 0x3C}));
 
     const auto v6 = bf16s({0.369140625f, 0.00087738037109375f, 0.0009765625f}, 16);
@@ -343,13 +353,14 @@ void TestSchemeGolden::vectorNvfp4()
     // V7: NVFP4A16 [2, 32].
     const float a = 0x1p-12f;
     const float b = 0x1p-13f;
-    const std::vector<float> r0 = {21 * 0x1p-9f, -6 * a, 0.25f * a, -0.25f * a, 0.75f * a, -0.75f * a, 1.25f * a,
-                                   -1.25f * a, 1.75f * a, -1.75f * a, 2.5f * a, -2.5f * a, 3.5f * a, -3.5f * a,
-                                   5 * a, -5 * a, 6 * b, -6 * b, 0.25f * b, -0.25f * b, 0.75f * b, -0.75f * b,
-                                   1.25f * b, -1.25f * b, 1.75f * b, -1.75f * b, 2.5f * b, -2.5f * b, 3.5f * b,
-                                   -3.5f * b, 5 * b, -5 * b};
-    const std::vector<float> r1 = {6 * a, -0.1f * a, -0.2f * a, -0.25f * a, 0.1f * a, 0.2f * a, 0.25f * a, -0.0f,
-                                   0, 0.5f * a, 1 * a, 1.5f * a, 2 * a, 3 * a, 4 * a, -6 * a};
+    const std::vector<float> r0 = {
+        21 * 0x1p-9f, -6 * a,     0.25f * a, -0.25f * a, 0.75f * a, -0.75f * a, 1.25f * a, -1.25f * a,
+        1.75f * a,    -1.75f * a, 2.5f * a,  -2.5f * a,  3.5f * a,  -3.5f * a,  5 * a,     -5 * a,
+        6 * b,        -6 * b,     0.25f * b, -0.25f * b, 0.75f * b, -0.75f * b, 1.25f * b, -1.25f * b,
+        1.75f * b,    -1.75f * b, 2.5f * b,  -2.5f * b,  3.5f * b,  -3.5f * b,  5 * b,     -5 * b};
+    const std::vector<float> r1 = {6 * a,     -0.1f * a, -0.2f * a, -0.25f * a, 0.1f * a, 0.2f * a,
+                                   0.25f * a, -0.0f,     0,         0.5f * a,   1 * a,    1.5f * a,
+                                   2 * a,     3 * a,     4 * a,     -6 * a};
     std::vector<std::uint16_t> values(64, 0);
     for (std::size_t k = 0; k < 32; ++k) {
         values[k] = floatToBf16(r0[k]);
@@ -364,9 +375,9 @@ void TestSchemeGolden::vectorNvfp4()
     const auto parts = encodeWeight(codec, rows, context, cpuBackend());
     QCOMPARE(octets(parts[1]), (std::vector<std::uint8_t>{0x7E, 0x50, 0x58, 0x20}));
     QCOMPARE(octets(parts[0]),
-             (std::vector<std::uint8_t>{0x87, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0xF7, 0x80, 0xA2, 0xA2, 0xC4,
-                                        0xC4, 0xE6, 0xE6, 0x87, 0x88, 0x00, 0x00, 0x10, 0x32, 0x54, 0xF6, 0, 0, 0, 0, 0,
-                                        0, 0, 0}));
+             (std::vector<std::uint8_t>{0x87, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0xF7, 0x80, 0xA2,
+                                        0xA2, 0xC4, 0xC4, 0xE6, 0xE6, 0x87, 0x88, 0x00, 0x00, 0x10, 0x32,
+                                        0x54, 0xF6, 0,    0,    0,    0,    0,    0,    0,    0}));
     QCOMPARE(words(parts[2]), (std::vector<std::uint32_t>{0x47800000}));
 }
 
@@ -401,8 +412,8 @@ void TestSchemeGolden::badInput()
     auto late = bf16Rows(zeros, 4, 128);
     late.firstRow = 4;
     std::vector<std::vector<std::byte>> parts;
-    QVERIFY_THROWS_EXCEPTION(std::exception,
-                             findWeightScheme("W4A16_ASYM")->codec()->encode(late, {}, parts, cpuBackend(), 1));
+    QVERIFY_THROWS_EXCEPTION(
+        std::exception, findWeightScheme("W4A16_ASYM")->codec()->encode(late, {}, parts, cpuBackend(), 1));
 }
 
 QTEST_GUILESS_MAIN(TestSchemeGolden)

@@ -33,7 +33,8 @@ std::unique_ptr<QuantBackend> backendFrom(const Args& args)
     return backend;
 }
 
-void checkBackendServes(const Args& args, const QuantBackend& backend, const std::vector<const WeightScheme*>& schemes)
+void checkBackendServes(const Args& args, const QuantBackend& backend,
+                        const std::vector<const WeightScheme*>& schemes)
 {
     if (backend.kind() != Backend::Cuda) {
         return;

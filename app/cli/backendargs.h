@@ -20,6 +20,7 @@ std::unique_ptr<QuantBackend> backendFrom(const Args& args);
 
 /// @brief The CUDA backend serves the integer symmetric schemes only (WeightScheme::cuda); the others run
 /// on the CPU. With `--backend cuda` a scheme it lacks is a usage error; with auto, a one-line notice.
-void checkBackendServes(const Args& args, const QuantBackend& backend, const std::vector<const WeightScheme*>& schemes);
+void checkBackendServes(const Args& args, const QuantBackend& backend,
+                        const std::vector<const WeightScheme*>& schemes);
 
 } // namespace spark::cli

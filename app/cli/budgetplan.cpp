@@ -25,7 +25,8 @@ nlohmann::ordered_json pointJson(const FrontierPoint& p)
     return {{"streamed_bytes", p.streamedBytes}, {"bytes", p.bytes}, {"weighted_error", p.weightedError}};
 }
 
-/// The budget in bytes of the allocator's kind: a size, or "preset" for what the plan without a budget spends.
+/// The budget in bytes of the allocator's kind: a size, or "preset" for what the plan without a budget
+/// spends.
 std::uint64_t budgetBytes(const std::string& text, std::uint64_t presetBytes)
 {
     return text == "preset" ? presetBytes : parseByteSize(text);
@@ -35,7 +36,8 @@ std::uint64_t budgetBytes(const std::string& text, std::uint64_t presetBytes)
 
 const std::vector<std::string>& budgetOptionNames()
 {
-    static const std::vector<std::string> names{"budget", "budget-file", "budget-ms", "candidates", "alpha", "threads"};
+    static const std::vector<std::string> names{"budget",     "budget-file", "budget-ms",
+                                                "candidates", "alpha",       "threads"};
     return names;
 }
 
@@ -115,7 +117,8 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     if (!allocation) {
         const auto& cheapest = allocator.frontier().front();
         throw UsageError("the budget " + formatBytes(budget) + " is below the cheapest legal plan (" +
-                         formatBytes(kind == BudgetKind::Streamed ? cheapest.streamedBytes : cheapest.bytes) + ")");
+                         formatBytes(kind == BudgetKind::Streamed ? cheapest.streamedBytes : cheapest.bytes) +
+                         ")");
     }
 
     BudgetOutcome out;
@@ -162,11 +165,13 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     j["sweep"] = sweepSummaryJson(s);
 
     std::ostringstream text;
-    const auto budgetText = objective == "drafter_ms"
-                                ? formatFixed(args.number("budget-ms", 0), 3) + " ms (" + formatBytes(budget) + " streamed)"
-                                : formatBytes(budget) + (kind == BudgetKind::Streamed ? " streamed per draft step" : " on disk");
+    const auto budgetText =
+        objective == "drafter_ms"
+            ? formatFixed(args.number("budget-ms", 0), 3) + " ms (" + formatBytes(budget) + " streamed)"
+            : formatBytes(budget) + (kind == BudgetKind::Streamed ? " streamed per draft step" : " on disk");
     text << "\nallocation (exact, " << allocator.frontier().size() << " frontier points in "
-         << formatFixed(allocator.buildSeconds() * 1e3, 1) << " ms; sweep " << formatFixed(s.seconds, 1) << " s):\n"
+         << formatFixed(allocator.buildSeconds() * 1e3, 1) << " ms; sweep " << formatFixed(s.seconds, 1)
+         << " s):\n"
          << "  budget:   " << budgetText << "\n"
          << "  streamed: " << formatBytes(allocation->point.streamedBytes) << " per draft step, checkpoint "
          << formatBytes(allocation->point.bytes) << "\n"
@@ -194,10 +199,15 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
         nlohmann::ordered_json c;
         c["preset"] = base.preset;
         c["preset_point"] = pointJson(*preset);
-        c["allocator_same_budget"] = sameBudget ? pointJson(allocator.frontier()[*sameBudget]) : nlohmann::ordered_json();
-        c["allocator_same_error"] = sameError ? pointJson(allocator.frontier()[*sameError]) : nlohmann::ordered_json();
-        const bool errorOk = sameBudget && allocator.frontier()[*sameBudget].weightedError <= preset->weightedError;
-        const auto costOf = [&](const FrontierPoint& p) { return kind == BudgetKind::Streamed ? p.streamedBytes : p.bytes; };
+        c["allocator_same_budget"] =
+            sameBudget ? pointJson(allocator.frontier()[*sameBudget]) : nlohmann::ordered_json();
+        c["allocator_same_error"] =
+            sameError ? pointJson(allocator.frontier()[*sameError]) : nlohmann::ordered_json();
+        const bool errorOk =
+            sameBudget && allocator.frontier()[*sameBudget].weightedError <= preset->weightedError;
+        const auto costOf = [&](const FrontierPoint& p) {
+            return kind == BudgetKind::Streamed ? p.streamedBytes : p.bytes;
+        };
         const bool bytesOk = sameError && costOf(allocator.frontier()[*sameError]) <= presetCost;
         c["error_no_larger"] = errorOk;
         c["bytes_no_more"] = bytesOk;

@@ -22,9 +22,9 @@ bool budgetRequested(const Args& args);
 /// @brief A plan chosen by the allocator, with what to print about it.
 struct BudgetOutcome
 {
-    QuantPlan plan;                 ///< the allocation as an ordinary plan (lint, groups, sizes)
-    nlohmann::ordered_json json;    ///< the "allocation" object of `plan --json`
-    std::string text;               ///< the allocation section of the text output
+    QuantPlan plan;              ///< the allocation as an ordinary plan (lint, groups, sizes)
+    nlohmann::ordered_json json; ///< the "allocation" object of `plan --json`
+    std::string text;            ///< the allocation section of the text output
 };
 
 /// @brief Sweeps the checkpoint (progress on stderr), allocates within the budget the options ask for and

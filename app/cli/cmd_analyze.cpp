@@ -8,8 +8,8 @@
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/analyzer.h"
-#include "planargs.h"
 #include "format.h"
+#include "planargs.h"
 #include "progressbar.h"
 
 #include <iostream>
@@ -89,8 +89,8 @@ int runAnalyze(const std::vector<std::string>& argv)
         } else if (const auto* scheme = findWeightScheme(value); scheme && scheme->quantizes()) {
             options.scheme = scheme;
         } else {
-            throw UsageError("--scheme '" + value + "': not a scheme to measure (one of " + weightSchemeNames() +
-                             " except BF16) nor ENTRY=SCHEME");
+            throw UsageError("--scheme '" + value + "': not a scheme to measure (one of " +
+                             weightSchemeNames() + " except BF16) nor ENTRY=SCHEME");
         }
     }
     planOptions.schemes = rules;
@@ -151,7 +151,8 @@ int runAnalyze(const std::vector<std::string>& argv)
         std::cout << out.dump(2) << "\n";
     } else {
         std::cout << "scheme: " << options.scheme->name << ": " << options.scheme->summary
-                  << (rules.empty() ? "" : "; modules the rules assign are measured under their scheme") << "\n\n";
+                  << (rules.empty() ? "" : "; modules the rules assign are measured under their scheme")
+                  << "\n\n";
         Table table({"name", "shape", "scheme", "rel_err", "max_abs_err", "p95_abs_err", "snr_db"});
         for (const auto& a : results) {
             if (!a.stats) {
@@ -164,9 +165,9 @@ int runAnalyze(const std::vector<std::string>& argv)
             if (!s.relErr && s.dequantNonFinite > 0) {
                 rel = "inf (" + std::to_string(s.dequantNonFinite) + " non-finite)";
             }
-            table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), std::string(a.scheme->name), rel,
-                       optionalText(s.maxAbsErr, 3, true), optionalText(s.p95AbsErr, 3, true),
-                       optionalText(s.snrDb, 2)});
+            table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(),
+                       std::string(a.scheme->name), rel, optionalText(s.maxAbsErr, 3, true),
+                       optionalText(s.p95AbsErr, 3, true), optionalText(s.snrDb, 2)});
         }
         table.print(std::cout);
     }

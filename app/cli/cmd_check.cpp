@@ -87,8 +87,9 @@ int runCheck(const std::vector<std::string>& argv)
             row["shape"] = {m.module.outFeatures, m.module.inFeatures};
             row["bytes"] = m.weightBytes;
             row["bits_per_weight"] = m.bitsPerWeight;
-            row["vllm_group"] = m.group >= 0 ? nlohmann::json(view.config.read.groupNames[static_cast<std::size_t>(m.group)])
-                                             : nlohmann::json();
+            row["vllm_group"] =
+                m.group >= 0 ? nlohmann::json(view.config.read.groupNames[static_cast<std::size_t>(m.group)])
+                             : nlohmann::json();
             row["vllm_ignored"] = m.ignored;
             out["modules"].push_back(row);
         }
@@ -121,8 +122,8 @@ int runCheck(const std::vector<std::string>& argv)
         for (const auto& m : f.modules) {
             modules += (modules.empty() ? "" : ",") + m;
         }
-        std::cout << severityName(f.severity) << "[" << f.id << "] " << (modules.empty() ? "-" : modules) << ": "
-                  << f.message << (f.citation.empty() ? "" : " (" + f.citation + ")") << "\n";
+        std::cout << severityName(f.severity) << "[" << f.id << "] " << (modules.empty() ? "-" : modules)
+                  << ": " << f.message << (f.citation.empty() ? "" : " (" + f.citation + ")") << "\n";
     }
     std::cout << report.summary() << "\n";
     return report.ok() ? kExitOk : kExitFailure;

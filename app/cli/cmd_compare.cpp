@@ -79,13 +79,14 @@ int runCompare(const std::vector<std::string>& argv)
         std::snprintf(bits, sizeof bits, "%.3f", m.outputBitsPerWeight);
         table.add({m.module, m.sourceScheme.empty() ? "-" : m.sourceScheme, m.outputScheme,
                    formatBytes(m.sourceBytes) + " -> " + formatBytes(m.outputBytes), bits,
-                   errorText(m.relErr, m.nonFinite), m.quantizedInOutput ? std::string(bitExactnessName(m.bitExact)) : "copy"});
+                   errorText(m.relErr, m.nonFinite),
+                   m.quantizedInOutput ? std::string(bitExactnessName(m.bitExact)) : "copy"});
     }
     table.print(std::cout);
     for (const auto& m : report.modules) {
         if (m.bitExact == BitExactness::No || (!m.detail.empty() && m.quantizedInOutput)) {
-            std::cout << (m.bitExact == BitExactness::No ? "differs: " : "note: ") << m.module << ": " << m.detail
-                      << "\n";
+            std::cout << (m.bitExact == BitExactness::No ? "differs: " : "note: ") << m.module << ": "
+                      << m.detail << "\n";
         }
     }
     for (const auto& t : report.differingTensors) {

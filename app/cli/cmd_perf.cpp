@@ -1,10 +1,9 @@
-// `perf [--size GIB] [--threads N] [--scheme S|all]... [--backend auto|cpu|cuda]`: throughput of the quantization engine on
-// a generated bf16 workload, next to what this machine can read from memory and from a warm file, so the
-// ratios show how close the kernels come to the memory bound. With CUDA it also prints the kernel's
-// device-side GB/s against the device's own copy bandwidth (cudaMemcpy device-to-device).
+// `perf [--size GIB] [--threads N] [--scheme S|all]... [--backend auto|cpu|cuda]`: throughput of the
+// quantization engine on a generated bf16 workload, next to what this machine can read from memory and from a
+// warm file, so the ratios show how close the kernels come to the memory bound. With CUDA it also prints the
+// kernel's device-side GB/s against the device's own copy bandwidth (cudaMemcpy device-to-device).
 #include "args.h"
 #include "backendargs.h"
-#include "core/quant/schemecodec.h"
 #include "command.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
@@ -188,8 +187,8 @@ int runPerf(const std::vector<std::string>& argv)
                                          acc.addRows(weights, threads);
                                          sink = sink + static_cast<std::uint64_t>(acc.sqNorm());
                                      }));
-    std::cout << ratioLine("sweep", sweep, memory, file) << ", " << sweepSchemes.size() << " schemes per pass = "
-              << formatFixed(analyze / sweep, 2) << "x the time of one analyze\n";
+    std::cout << ratioLine("sweep", sweep, memory, file) << ", " << sweepSchemes.size()
+              << " schemes per pass = " << formatFixed(analyze / sweep, 2) << "x the time of one analyze\n";
 
     std::vector<std::byte> scales(rows * scheme.groupsPerRow(kCols) * 2);
     std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(kCols));
@@ -211,15 +210,18 @@ int runPerf(const std::vector<std::string>& argv)
         } else if (const auto* s = findWeightScheme(name); s && s->quantizes()) {
             others.push_back(s);
         } else {
-            throw UsageError("--scheme '" + name + "': one of " + weightSchemeNames() + " (not BF16), or all");
+            throw UsageError("--scheme '" + name + "': one of " + weightSchemeNames() +
+                             " (not BF16), or all");
         }
     }
     for (const auto* s : others) {
         const auto& codec = *s->codec();
         const auto context = codec.contextForAbsmax(DType::BF16, weightAbsmax(weights));
         std::vector<std::vector<std::byte>> parts;
-        const double gbps = gbPerSecond(
-            bytes, bestSeconds([&] { codec.encode(weights, context, parts, s->cuda ? *backend : cpuBackend(), threads); }));
+        const double gbps =
+            gbPerSecond(bytes, bestSeconds([&] {
+                            codec.encode(weights, context, parts, s->cuda ? *backend : cpuBackend(), threads);
+                        }));
         std::cout << "quantize+pack " << s->name << ": " << formatFixed(gbps, 2) << " GB/s ("
                   << formatFixed(gbps / quantize, 2) << " of W4A16)\n";
     }

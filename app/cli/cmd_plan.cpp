@@ -91,12 +91,14 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
     }
     out["schemes"] = nlohmann::ordered_json::object();
     for (const auto& [name, totals] : plan.sizes.byScheme) {
-        out["schemes"][name] = {
-            {"bytes_before", totals.bytesBefore}, {"bytes_after", totals.bytesAfter}, {"modules", totals.modules}};
+        out["schemes"][name] = {{"bytes_before", totals.bytesBefore},
+                                {"bytes_after", totals.bytesAfter},
+                                {"modules", totals.modules}};
     }
     out["config_groups"] = nlohmann::ordered_json::array();
     for (const auto& g : plan.groups) {
-        out["config_groups"].push_back({{"scheme", g.scheme->name}, {"format", g.scheme->format}, {"targets", g.targets}});
+        out["config_groups"].push_back(
+            {{"scheme", g.scheme->name}, {"format", g.scheme->format}, {"targets", g.targets}});
     }
     out["lint"] = nlohmann::ordered_json::array();
     for (const auto& f : plan.lint) {
@@ -231,8 +233,9 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
 
     std::cout << "\nquantization_config:\n";
     for (std::size_t i = 0; i < plan.groups.size(); ++i) {
-        std::cout << "  group_" << i << " (" << plan.groups[i].scheme->name << ", " << plan.groups[i].scheme->format
-                  << "): targets " << nlohmann::json(plan.groups[i].targets).dump() << "\n";
+        std::cout << "  group_" << i << " (" << plan.groups[i].scheme->name << ", "
+                  << plan.groups[i].scheme->format << "): targets "
+                  << nlohmann::json(plan.groups[i].targets).dump() << "\n";
     }
     std::cout << "  ignore:\n";
     for (const auto& e : plan.ignoreEntries()) {

@@ -27,7 +27,8 @@ const std::vector<Command>& commands()
          runDemo},
         {"inspect", "list every tensor of a checkpoint (header only)", "PATH [--json]", runInspect},
         {"analyze", "per-tensor quantization error of any scheme, without writing anything",
-         "PATH [--scheme S | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=S]... [plan options] [--threads N] "
+         "PATH [--scheme S | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=S]... [plan options] "
+         "[--threads N] "
          "[--backend auto|cpu|cuda] [--cuda-memory SIZE] [--json]",
          runAnalyze},
         {"sweep", "rel_err and bytes of every decision unit under every legal candidate scheme, in one pass",
@@ -43,7 +44,8 @@ const std::vector<Command>& commands()
          runMatch},
         {"quantize",
          "write a compressed-tensors checkpoint (a scheme per module) with its model card, then verify it",
-         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... [--target-layers N] "
+         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... [--target-layers "
+         "N] "
          "[--bits 4|8] "
          "[--group 32|64|128|-1] [--tp N] [--plan-file F] [--max-shard-size SIZE] [--threads N] "
          "[--backend auto|cpu|cuda] "
@@ -55,9 +57,11 @@ const std::vector<Command>& commands()
         {"verify", "check an exported checkpoint against its source, bit for bit",
          "SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]",
          runVerify},
-        {"check", "audit any compressed-tensors checkpoint against the rules vLLM loads it by (no source needed)",
+        {"check",
+         "audit any compressed-tensors checkpoint against the rules vLLM loads it by (no source needed)",
          "PATH [--vllm-version V] [--target-layers N] [--modules] [--json]", runCheck},
-        {"compare", "a source against any quantized output of it: scheme, bytes, error and bit-exactness per module",
+        {"compare",
+         "a source against any quantized output of it: scheme, bytes, error and bit-exactness per module",
          "SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda] [--cuda-memory SIZE]",
          runCompare},
         {"card", "write the model card (README.md) of a planned export",

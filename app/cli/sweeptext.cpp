@@ -62,15 +62,18 @@ void printSweep(const SweepResult& sweep, const std::string& path, std::ostream&
         out << (i ? ", " : "") << sweep.candidates[i]->name;
     }
     out << (sweep.device.empty() ? "" : " (kernels on " + sweep.device + ")") << "\n"
-        << "measured:   " << formatBytes(sweep.bytesMeasured) << " in " << formatFixed(sweep.seconds, 2) << " s ("
-        << formatFixed(sweep.seconds > 0 ? static_cast<double>(sweep.bytesMeasured) / sweep.seconds / 1e9 : 0.0, 2)
+        << "measured:   " << formatBytes(sweep.bytesMeasured) << " in " << formatFixed(sweep.seconds, 2)
+        << " s ("
+        << formatFixed(
+               sweep.seconds > 0 ? static_cast<double>(sweep.bytesMeasured) / sweep.seconds / 1e9 : 0.0, 2)
         << " GB/s)\n\n";
     Table table({"unit", "scheme", "streamed", "bytes", "rel_err", "note"});
     for (const auto& u : sweep.units) {
         for (const auto& c : u.candidates) {
-            table.add({u.name, std::string(c.scheme->name), formatBytes(c.streamedBytes), formatBytes(c.bytes),
-                       std::isfinite(c.relErr) ? formatFixed(c.relErr, 5) : "inf",
-                       c.scheme == u.baseScheme ? (u.fixed() ? u.fixedReason : "plan without a budget") : ""});
+            table.add(
+                {u.name, std::string(c.scheme->name), formatBytes(c.streamedBytes), formatBytes(c.bytes),
+                 std::isfinite(c.relErr) ? formatFixed(c.relErr, 5) : "inf",
+                 c.scheme == u.baseScheme ? (u.fixed() ? u.fixedReason : "plan without a budget") : ""});
         }
     }
     table.print(out);

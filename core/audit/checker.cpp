@@ -20,68 +20,85 @@ struct VllmChange
     const char* pr;
     const char* what;
 };
-constexpr VllmChange kLmHeadQuantized{"vllm#37280",
-                                      "EAGLE3 passes the drafter's quant_config to ParallelLMHead (2026-03-17)"};
-constexpr VllmChange kUnmatchedIsBf16{"newest vLLM",
-                                      "a Linear matched by neither ignore nor a target loads unquantized; older "
-                                      "releases raise \"Unable to find matching target\""};
+constexpr VllmChange kLmHeadQuantized{
+    "vllm#37280", "EAGLE3 passes the drafter's quant_config to ParallelLMHead (2026-03-17)"};
+constexpr VllmChange kUnmatchedIsBf16{
+    "newest vLLM", "a Linear matched by neither ignore nor a target loads unquantized; older "
+                   "releases raise \"Unable to find matching target\""};
 
 const std::vector<LintRule> kRules{
-    {"config-missing", "Quantized tensors without a compressed-tensors quantization_config: vLLM cannot load them."},
-    {"config-unreadable", "The quantization_config is malformed (quant_method, config_groups, targets, ignore)."},
-    {"config-placement",
-     "Speculators-format drafts are rebuilt from transformer_layer_config: the config must be there too, the same."},
-    {"group-scheme", "A config group describes weights vLLM has no kernel scheme for (bits, strategy, format)."},
+    {"config-missing",
+     "Quantized tensors without a compressed-tensors quantization_config: vLLM cannot load them."},
+    {"config-unreadable",
+     "The quantization_config is malformed (quant_method, config_groups, targets, ignore)."},
+    {"config-placement", "Speculators-format drafts are rebuilt from transformer_layer_config: the config "
+                         "must be there too, the same."},
+    {"group-scheme",
+     "A config group describes weights vLLM has no kernel scheme for (bits, strategy, format)."},
     {"int-quantized-weight-only",
      "int-quantized without input_activations fails vLLM's config parse; int weight-only is pack-quantized."},
-    {"fp8-weight-only", "FP8 weight-only is served only by Marlin FP8, refused on compute capability >= 8.9."},
+    {"fp8-weight-only",
+     "FP8 weight-only is served only by Marlin FP8, refused on compute capability >= 8.9."},
     {"group-format-missing",
      "Every group needs its own format; with a mixed-precision top level vLLM raises NotImplementedError."},
-    {"top-format", "The top-level format is the one group format, or mixed-precision when there are several."},
-    {"weights-extra-fields", "scale_dtype / zp_dtype in weights are rejected by vLLM builds bundling CT <= 0.12."},
+    {"top-format",
+     "The top-level format is the one group format, or mixed-precision when there are several."},
+    {"weights-extra-fields",
+     "scale_dtype / zp_dtype in weights are rejected by vLLM builds bundling CT <= 0.12."},
     {"target-duplicate", "A target string in two groups: vLLM silently gives it to the later group."},
-    {"target-overlap", "A module matched by name/regex targets of two groups: vLLM and CT rank them differently."},
+    {"target-overlap",
+     "A module matched by name/regex targets of two groups: vLLM and CT rank them differently."},
     {"class-target", "\"Linear\" only as the catch-all, in one group; no other class-name target."},
     {"target-unmatched", "A name/regex target that selects no module (exact names or start-anchored re:)."},
-    {"ignore-literal-name",
-     "An ignore entry written as a checkpoint name: vLLM matches offset, fused vLLM names (model.layers.N...)."},
+    {"ignore-literal-name", "An ignore entry written as a checkpoint name: vLLM matches offset, fused vLLM "
+                            "names (model.layers.N...)."},
     {"ignore-unmatched", "A literal ignore entry that matches no vLLM module name."},
-    {"ignore-parent",
-     "An ignore entry naming a parent module: exact names ignore nothing, unanchored regexes swallow children."},
+    {"ignore-parent", "An ignore entry naming a parent module: exact names ignore nothing, unanchored "
+                      "regexes swallow children."},
     {"bf16-not-ignored", "Stored BF16, but vLLM selects a config group and expects quantized tensors."},
-    {"quantized-not-loaded", "Stored quantized, but vLLM ignores it or no group selects it: it expects a .weight."},
-    {"scheme-mismatch", "The tensors follow another group's scheme than the one vLLM selects for the module."},
+    {"quantized-not-loaded",
+     "Stored quantized, but vLLM ignores it or no group selects it: it expects a .weight."},
+    {"scheme-mismatch",
+     "The tensors follow another group's scheme than the one vLLM selects for the module."},
     {"tensor-missing", "A tensor the module's scheme needs is missing (weight_scale, weight_shape, ...)."},
     {"tensor-dtype", "A tensor of the module has the wrong dtype for its scheme."},
     {"tensor-shape", "A tensor of the module has the wrong shape for its scheme."},
     {"tensor-unexpected", "A tensor the scheme does not write (a leftover .weight, g_idx without actorder)."},
-    {"zero-point-symmetric", "weight_zero_point on a symmetric scheme: vLLM has no such parameter and fails."},
+    {"zero-point-symmetric",
+     "weight_zero_point on a symmetric scheme: vLLM has no such parameter and fails."},
     {"weight-shape", "weight_shape does not describe the packed weight ([out, in], sane sizes)."},
     {"group-divides", "The group size does not divide the columns: compressed-tensors raises."},
     {"fused-set-split",
      "q/k/v and gate/up must share one ignore verdict and one group, fused name and shard names alike."},
     {"mapping-disagrees",
      "vLLM's decision changes with packed_modules_mapping (drafts get none today, vllm#53116)."},
-    {"raw-weight-quantized",
-     "vLLM reads this module's .weight directly (DFlash/DSpark qkv_proj vllm#51581, markov_w2): keep it BF16."},
+    {"raw-weight-quantized", "vLLM reads this module's .weight directly (DFlash/DSpark qkv_proj vllm#51581, "
+                             "markov_w2): keep it BF16."},
     {"lm-head-quantized", "A quantized lm_head where the draft's model file builds it without quant_config."},
-    {"not-quantizable", "Stored quantized, but vLLM builds the module without quant_config or as a non-Linear."},
-    {"nvfp4-global-scale", "NVFP4 members of a fused set must store one weight_global_scale (vLLM takes the max)."},
+    {"not-quantizable",
+     "Stored quantized, but vLLM builds the module without quant_config or as a non-Linear."},
+    {"nvfp4-global-scale",
+     "NVFP4 members of a fused set must store one weight_global_scale (vLLM takes the max)."},
     {"kernel-shape", "Marlin/Machete need in % 128 == 0 and out % 64 == 0 (format-spec §4.6)."},
-    {"linear-untargeted", "A Linear neither ignored nor targeted: newest vLLM loads it BF16, older ones raise."},
-    {"target-layers-unknown", "vLLM offsets draft layer indices by the target's layer count; it was assumed 0."},
-    {"kernel", "Which vLLM kernel serves each scheme on sm_90 (H100/H200) and sm_121 (GB10) (read, not run)."},
-    {"sglang-multi-group", "SGLang may load a checkpoint with several config groups unquantized (sglang#32736)."},
+    {"linear-untargeted",
+     "A Linear neither ignored nor targeted: newest vLLM loads it BF16, older ones raise."},
+    {"target-layers-unknown",
+     "vLLM offsets draft layer indices by the target's layer count; it was assumed 0."},
+    {"kernel",
+     "Which vLLM kernel serves each scheme on sm_90 (H100/H200) and sm_121 (GB10) (read, not run)."},
+    {"sglang-multi-group",
+     "SGLang may load a checkpoint with several config groups unquantized (sglang#32736)."},
 };
 
 class Findings
 {
   public:
     explicit Findings(std::vector<LintFinding>& out) : m_out(out) {}
-    void add(std::string_view rule, LintSeverity severity, std::vector<std::string> modules, std::string message,
-             std::string citation = {})
+    void add(std::string_view rule, LintSeverity severity, std::vector<std::string> modules,
+             std::string message, std::string citation = {})
     {
-        m_out.push_back({std::string(rule), severity, std::move(modules), std::move(message), std::move(citation)});
+        m_out.push_back(
+            {std::string(rule), severity, std::move(modules), std::move(message), std::move(citation)});
     }
 
   private:
@@ -105,8 +122,9 @@ std::string groupLabel(const QuantizedCheckpoint& view, int g)
 
 std::string schemeOfGroupIndex(const QuantizedCheckpoint& view, int g)
 {
-    return g < 0 || g >= static_cast<int>(view.config.args.size()) ? std::string("none")
-                                                                    : view.config.args[static_cast<std::size_t>(g)].describe();
+    return g < 0 || g >= static_cast<int>(view.config.args.size())
+               ? std::string("none")
+               : view.config.args[static_cast<std::size_t>(g)].describe();
 }
 
 /// Names a module may be matched by in any vLLM version: fused name, shard name, older aliases.
@@ -125,12 +143,13 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
     const auto& config = view.config;
     for (const auto& p : config.placementProblems) {
         findings.add("config-placement",
-                     p.find("differ") != std::string::npos ? LintSeverity::Error : LintSeverity::Warning, {}, p,
-                     "format-spec §3");
+                     p.find("differ") != std::string::npos ? LintSeverity::Error : LintSeverity::Warning, {},
+                     p, "format-spec §3");
     }
     for (const auto& p : config.read.problems) {
         // Format, scheme and extra-field problems are checked below with their own rule ids.
-        if (p.find("format") != std::string::npos || p.find("describe no supported scheme") != std::string::npos ||
+        if (p.find("format") != std::string::npos ||
+            p.find("describe no supported scheme") != std::string::npos ||
             p.find("scale_dtype") != std::string::npos || p.find("zp_dtype") != std::string::npos) {
             continue;
         }
@@ -140,8 +159,9 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
         findings.add("group-scheme", LintSeverity::Error, {}, p, "format-spec §3");
     }
     std::set<std::string> formats;
-    const auto groups = config.raw.is_object() && config.raw.contains("config_groups") ? config.raw["config_groups"]
-                                                                                     : nlohmann::json();
+    const auto groups = config.raw.is_object() && config.raw.contains("config_groups")
+                            ? config.raw["config_groups"]
+                            : nlohmann::json();
     for (std::size_t g = 0; g < config.args.size(); ++g) {
         const auto& args = config.args[g];
         const auto& name = config.read.groupNames[g];
@@ -150,15 +170,16 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
         } else {
             const bool fatal = config.read.format == "mixed-precision" || config.read.format.empty();
             findings.add("group-format-missing", fatal ? LintSeverity::Error : LintSeverity::Warning, {name},
-                         name + " has no format of its own; vLLM falls back to the top-level '" + config.read.format +
-                             "'" + (fatal ? " and cannot build a scheme from it" : ""),
+                         name + " has no format of its own; vLLM falls back to the top-level '" +
+                             config.read.format + "'" + (fatal ? " and cannot build a scheme from it" : ""),
                          "schemes-spec §4.2");
         }
         if (args.bits != 0 && (args.formatFromGroup || config.read.format != "mixed-precision")) {
             if (const auto problem = args.vllmProblem(); !problem.empty()) {
-                const char* rule = args.format == "int-quantized"                          ? "int-quantized-weight-only"
-                                   : args.type == "float" && args.bits == 8 && !args.inputActivations ? "fp8-weight-only"
-                                                                                                       : "group-scheme";
+                const char* rule = args.format == "int-quantized" ? "int-quantized-weight-only"
+                                   : args.type == "float" && args.bits == 8 && !args.inputActivations
+                                       ? "fp8-weight-only"
+                                       : "group-scheme";
                 findings.add(rule, LintSeverity::Error, {name}, name + ": " + problem, "schemes-spec §5.2");
             }
         }
@@ -174,11 +195,13 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
             }
         }
     }
-    const std::string expectedTop =
-        formats.size() > 1 ? "mixed-precision" : formats.empty() ? config.read.format : *formats.begin();
+    const std::string expectedTop = formats.size() > 1 ? "mixed-precision"
+                                    : formats.empty()  ? config.read.format
+                                                       : *formats.begin();
     if (!expectedTop.empty() && config.read.format != expectedTop) {
         findings.add("top-format", LintSeverity::Error, {},
-                     "top-level format is '" + config.read.format + "', the groups need '" + expectedTop + "'",
+                     "top-level format is '" + config.read.format + "', the groups need '" + expectedTop +
+                         "'",
                      "schemes-spec §4.2");
     }
     // Targets: duplicates and class names.
@@ -207,11 +230,12 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
                      "schemes-spec §5.2.2");
     }
     if (config.read.groups.size() > 1) {
-        findings.add("sglang-multi-group", LintSeverity::Info, {},
-                     std::to_string(config.read.groups.size()) +
-                         " config groups: vLLM selects a scheme per module, but SGLang may load a multi-group "
-                         "compressed-tensors checkpoint unquantized",
-                     "sglang#32736");
+        findings.add(
+            "sglang-multi-group", LintSeverity::Info, {},
+            std::to_string(config.read.groups.size()) +
+                " config groups: vLLM selects a scheme per module, but SGLang may load a multi-group "
+                "compressed-tensors checkpoint unquantized",
+            "sglang#32736");
     }
     (void)options;
 }
@@ -230,7 +254,8 @@ void checkEntries(const QuantizedCheckpoint& view, Findings& findings)
     for (const auto& text : view.config.read.ignore) {
         const MatchEntry entry(text);
         if (!entry.isValid()) {
-            findings.add("config-unreadable", LintSeverity::Error, {text}, entry.errorMessage(), "format-spec §4.1");
+            findings.add("config-unreadable", LintSeverity::Error, {text}, entry.errorMessage(),
+                         "format-spec §4.1");
             continue;
         }
         bool matched = false;
@@ -242,12 +267,13 @@ void checkEntries(const QuantizedCheckpoint& view, Findings& findings)
                 }
                 matched = true;
                 if (entry.isRegex() && *end < name.size() && name[*end] == '.') {
-                    findings.add("ignore-parent", LintSeverity::Warning, {m->module.name},
-                                 "ignore entry '" + text + "' matches '" + name.substr(0, *end) +
-                                     "', a parent of '" + name +
-                                     "', so it ignores every module under it (re.match is anchored at the start "
-                                     "only; end the pattern with $)",
-                                 "format-spec §4.1");
+                    findings.add(
+                        "ignore-parent", LintSeverity::Warning, {m->module.name},
+                        "ignore entry '" + text + "' matches '" + name.substr(0, *end) + "', a parent of '" +
+                            name +
+                            "', so it ignores every module under it (re.match is anchored at the start "
+                            "only; end the pattern with $)",
+                        "format-spec §4.1");
                 }
             }
         }
@@ -256,20 +282,23 @@ void checkEntries(const QuantizedCheckpoint& view, Findings& findings)
         }
         bool parent = false;
         for (const auto* m : evaluated) {
-            parent = parent || m->module.vllmName.starts_with(text + ".") || m->module.vllmShardName.starts_with(text + ".");
+            parent = parent || m->module.vllmName.starts_with(text + ".") ||
+                     m->module.vllmShardName.starts_with(text + ".");
         }
         if (checkpointNames.contains(text)) {
-            findings.add("ignore-literal-name", LintSeverity::Warning, {text},
-                         "ignore entry '" + text +
-                             "' is a checkpoint name: vLLM compares it with its own names (\"model.\" prefix, draft "
-                             "layers offset by the target's layer count, fused qkv_proj/gate_up_proj), so it ignores "
-                             "nothing",
-                         "format-spec §6");
+            findings.add(
+                "ignore-literal-name", LintSeverity::Warning, {text},
+                "ignore entry '" + text +
+                    "' is a checkpoint name: vLLM compares it with its own names (\"model.\" prefix, draft "
+                    "layers offset by the target's layer count, fused qkv_proj/gate_up_proj), so it ignores "
+                    "nothing",
+                "format-spec §6");
         } else if (parent) {
-            findings.add("ignore-parent", LintSeverity::Warning, {text},
-                         "ignore entry '" + text +
-                             "' names a parent module: vLLM compares whole layer names, so it ignores nothing",
-                         "format-spec §4.1");
+            findings.add(
+                "ignore-parent", LintSeverity::Warning, {text},
+                "ignore entry '" + text +
+                    "' names a parent module: vLLM compares whole layer names, so it ignores nothing",
+                "format-spec §4.1");
         } else if (text != "lm_head") {
             findings.add("ignore-unmatched", LintSeverity::Warning, {text},
                          "ignore entry '" + text + "' matches no vLLM module name", "format-spec §4.1");
@@ -281,7 +310,8 @@ void checkEntries(const QuantizedCheckpoint& view, Findings& findings)
         for (const auto& text : groups[g].targets) {
             const MatchEntry entry(text);
             if (!entry.isValid()) {
-                findings.add("config-unreadable", LintSeverity::Error, {text}, entry.errorMessage(), "format-spec §4.1");
+                findings.add("config-unreadable", LintSeverity::Error, {text}, entry.errorMessage(),
+                             "format-spec §4.1");
                 continue;
             }
             bool matched = false;
@@ -294,7 +324,8 @@ void checkEntries(const QuantizedCheckpoint& view, Findings& findings)
             }
             if (!matched && !entry.isRegex() && classMatch && text != "Linear") {
                 findings.add("class-target", LintSeverity::Warning, {text},
-                             "target '" + text + "' selects modules by class name; only \"Linear\" is portable",
+                             "target '" + text +
+                                 "' selects modules by class name; only \"Linear\" is portable",
                              "schemes-spec §5.2.2");
             } else if (!matched && !classMatch) {
                 findings.add("target-unmatched", LintSeverity::Warning, {text},
@@ -319,10 +350,11 @@ void checkEntries(const QuantizedCheckpoint& view, Findings& findings)
             for (const auto g : claiming) {
                 names += (names.empty() ? "" : ", ") + view.config.read.groupNames[g];
             }
-            findings.add("target-overlap", LintSeverity::Error, {m->module.name},
-                         "'" + m->module.vllmName + "' is matched by targets of " + names +
-                             ": vLLM takes the first in dict order, compressed-tensors the alphabetically first regex",
-                         "schemes-spec §5.2.1");
+            findings.add(
+                "target-overlap", LintSeverity::Error, {m->module.name},
+                "'" + m->module.vllmName + "' is matched by targets of " + names +
+                    ": vLLM takes the first in dict order, compressed-tensors the alphabetically first regex",
+                "schemes-spec §5.2.1");
         }
     }
 }
@@ -340,11 +372,12 @@ void checkModule(const Checkpoint& checkpoint, const QuantizedCheckpoint& view, 
     const auto& name = m.module.name;
     const bool head = m.module.vllmName == "lm_head";
     if (m.quantizedOnDisk && !m.evaluated) {
-        findings.add("not-quantizable", LintSeverity::Error, {name},
-                     "stored quantized, but vLLM loads it as " +
-                         (m.module.vllmClass.empty() ? std::string(roleName(m.module.role)) : m.module.vllmClass) +
-                         ", which takes no quantization",
-                     "format-spec §5");
+        findings.add(
+            "not-quantizable", LintSeverity::Error, {name},
+            "stored quantized, but vLLM loads it as " +
+                (m.module.vllmClass.empty() ? std::string(roleName(m.module.role)) : m.module.vllmClass) +
+                ", which takes no quantization",
+            "format-spec §5");
         return;
     }
     if (!m.evaluated) {
@@ -354,17 +387,19 @@ void checkModule(const Checkpoint& checkpoint, const QuantizedCheckpoint& view, 
         findings.add("fused-set-split", LintSeverity::Error, {name}, m.ignoreError, "format-spec §4.3");
     }
     if (m.ignored != m.ignoredWithMapping || m.group != m.groupWithMapping) {
-        findings.add("mapping-disagrees", LintSeverity::Error, {name},
-                     "'" + m.module.vllmName + "' gets " + (m.ignored ? "ignored" : groupLabel(view, m.group)) +
-                         " without packed_modules_mapping but " +
-                         (m.ignoredWithMapping ? "ignored" : groupLabel(view, m.groupWithMapping)) + " with it",
-                     "vllm#53116");
+        findings.add(
+            "mapping-disagrees", LintSeverity::Error, {name},
+            "'" + m.module.vllmName + "' gets " + (m.ignored ? "ignored" : groupLabel(view, m.group)) +
+                " without packed_modules_mapping but " +
+                (m.ignoredWithMapping ? "ignored" : groupLabel(view, m.groupWithMapping)) + " with it",
+            "vllm#53116");
     }
     if (!m.module.fusedGroup.empty() && (m.shardIgnored != m.ignored || m.shardGroup != m.group)) {
         findings.add("fused-set-split", LintSeverity::Error, {name},
                      "vLLM decides the fused '" + m.module.vllmName + "' as " +
                          (m.ignored ? "ignored" : groupLabel(view, m.group)) + ", but its shard name '" +
-                         m.module.vllmShardName + "' gets " + (m.shardIgnored ? "ignored" : groupLabel(view, m.shardGroup)) +
+                         m.module.vllmShardName + "' gets " +
+                         (m.shardIgnored ? "ignored" : groupLabel(view, m.shardGroup)) +
                          " (how compressed-tensors and transformers decompress it)",
                      "schemes-spec §5.2.3");
     }
@@ -372,12 +407,15 @@ void checkModule(const Checkpoint& checkpoint, const QuantizedCheckpoint& view, 
         if (m.vllmQuantizes()) {
             findings.add("bf16-not-ignored", LintSeverity::Error, {name},
                          "stored " + m.scheme + ", but vLLM selects " + groupLabel(view, m.group) + " for '" +
-                             m.module.vllmName + "' and expects quantized tensors (no ignore entry matches it)",
+                             m.module.vllmName +
+                             "' and expects quantized tensors (no ignore entry matches it)",
                          "format-spec §5.6");
-        } else if (!m.ignored && m.group < 0 && m.module.role == ModuleRole::Linear && m.module.vllmLimit.empty()) {
-            findings.add("linear-untargeted", options.vllm.newest ? LintSeverity::Warning : LintSeverity::Error,
-                         {name},
-                         "'" + m.module.vllmName + "' is neither ignored nor targeted: " + kUnmatchedIsBf16.what +
+        } else if (!m.ignored && m.group < 0 && m.module.role == ModuleRole::Linear &&
+                   m.module.vllmLimit.empty()) {
+            findings.add("linear-untargeted",
+                         options.vllm.newest ? LintSeverity::Warning : LintSeverity::Error, {name},
+                         "'" + m.module.vllmName +
+                             "' is neither ignored nor targeted: " + kUnmatchedIsBf16.what +
                              (options.vllm.newest ? "" : "; not known for vLLM " + options.vllm.text),
                          "schemes-spec §5.1.4");
         }
@@ -388,31 +426,35 @@ void checkModule(const Checkpoint& checkpoint, const QuantizedCheckpoint& view, 
         findings.add("raw-weight-quantized", LintSeverity::Error, {name},
                      "stored " + m.scheme + ", but " + view.architecture.displayName + " reads '" + name +
                          ".weight' directly (" +
-                         (m.module.vllmLimit.empty() ? std::string("_build_fused_kv_buffers slices qkv_proj.weight")
-                                                     : m.module.vllmLimit) +
+                         (m.module.vllmLimit.empty()
+                              ? std::string("_build_fused_kv_buffers slices qkv_proj.weight")
+                              : m.module.vllmLimit) +
                          "): it must stay BF16",
                      m.module.fusedGroup == "qkv_proj" ? "vllm#51581" : "schemes-spec §5.2.4");
     } else if (head) {
         const bool never = isDFlashFamily(view.architecture.kind);
         const bool eagle = view.architecture.kind == DraftArchitecture::Eagle3;
-        const auto severity = never || (eagle && !options.vllm.newest) ? LintSeverity::Error : LintSeverity::Warning;
-        findings.add("lm-head-quantized", severity, {name},
-                     never ? "stored " + m.scheme + ", but " + view.architecture.displayName +
-                                 " builds its lm_head without quant_config: vLLM can never load it quantized"
-                     : eagle ? "stored " + m.scheme + ": needs " + kLmHeadQuantized.pr + " (" + kLmHeadQuantized.what +
-                                   ") and the V1 model runner (the V2 runner crashes, vllm#53104)" +
-                                   (options.vllm.newest ? "" : "; not known to be in vLLM " + options.vllm.text)
-                           : "stored " + m.scheme + ": whether this draft's model file passes quant_config to its "
-                                                    "lm_head was not read; keep it BF16",
-                     "schemes-spec §5.2.4");
+        const auto severity =
+            never || (eagle && !options.vllm.newest) ? LintSeverity::Error : LintSeverity::Warning;
+        findings.add(
+            "lm-head-quantized", severity, {name},
+            never ? "stored " + m.scheme + ", but " + view.architecture.displayName +
+                        " builds its lm_head without quant_config: vLLM can never load it quantized"
+            : eagle ? "stored " + m.scheme + ": needs " + kLmHeadQuantized.pr + " (" + kLmHeadQuantized.what +
+                          ") and the V1 model runner (the V2 runner crashes, vllm#53104)" +
+                          (options.vllm.newest ? "" : "; not known to be in vLLM " + options.vllm.text)
+                    : "stored " + m.scheme +
+                          ": whether this draft's model file passes quant_config to its "
+                          "lm_head was not read; keep it BF16",
+            "schemes-spec §5.2.4");
     } else if (!m.module.vllmLimit.empty()) {
         findings.add("not-quantizable", LintSeverity::Error, {name},
                      "stored " + m.scheme + ", but " + m.module.vllmLimit, "format-spec §5");
     }
     if (!m.vllmQuantizes()) {
         findings.add("quantized-not-loaded", LintSeverity::Error, {name},
-                     "stored " + m.scheme + ", but " + ignoreText(m, view) +
-                         ", so vLLM expects a BF16 '" + name + ".weight'",
+                     "stored " + m.scheme + ", but " + ignoreText(m, view) + ", so vLLM expects a BF16 '" +
+                         name + ".weight'",
                      "format-spec §5.6");
         return;
     }
@@ -428,9 +470,9 @@ void checkModule(const Checkpoint& checkpoint, const QuantizedCheckpoint& view, 
                      schemeOfGroupIndex(view, m.group) + ": " + issue.message, "schemes-spec §1");
     }
     if (m.productScheme && m.productScheme->quantizes() && m.layout.out && m.layout.in) {
-        const auto split = m.module.vllmClass == "RowParallelLinear" ? TensorSplit::Input
+        const auto split = m.module.vllmClass == "RowParallelLinear"  ? TensorSplit::Input
                            : m.module.vllmClass == "ReplicatedLinear" ? TensorSplit::None
-                                                                       : TensorSplit::Output;
+                                                                      : TensorSplit::Output;
         if (const auto p = m.productScheme->shapeProblem(m.layout.out, m.layout.in, split, 1); !p.empty()) {
             findings.add("kernel-shape", LintSeverity::Warning, {name}, p, "schemes-spec §6.1");
         }
@@ -457,10 +499,12 @@ void checkFusedSets(const Checkpoint& checkpoint, const QuantizedCheckpoint& vie
         if (schemes.size() > 1) {
             std::string list;
             for (const auto* m : members) {
-                list += (list.empty() ? "" : ", ") + m->module.name + " " + (m->quantizedOnDisk ? m->scheme : "BF16");
+                list += (list.empty() ? "" : ", ") + m->module.name + " " +
+                        (m->quantizedOnDisk ? m->scheme : "BF16");
             }
             findings.add("fused-set-split", LintSeverity::Error, names,
-                         "vLLM loads '" + vllmName + "' as one layer, but its shards are stored differently: " + list,
+                         "vLLM loads '" + vllmName +
+                             "' as one layer, but its shards are stored differently: " + list,
                          "schemes-spec §5.2.3");
             continue;
         }
@@ -474,10 +518,11 @@ void checkFusedSets(const Checkpoint& checkpoint, const QuantizedCheckpoint& vie
             }
         }
         if (globals.size() > 1) {
-            findings.add("nvfp4-global-scale", LintSeverity::Error, names,
-                         "the NVFP4 shards of '" + vllmName +
-                             "' store different weight_global_scale values; vLLM uses their max for all of them",
-                         "schemes-spec §3.4.1");
+            findings.add(
+                "nvfp4-global-scale", LintSeverity::Error, names,
+                "the NVFP4 shards of '" + vllmName +
+                    "' store different weight_global_scale values; vLLM uses their max for all of them",
+                "schemes-spec §3.4.1");
         }
     }
 }
@@ -492,11 +537,12 @@ void checkKernels(const QuantizedCheckpoint& view, Findings& findings)
     }
     for (const auto& [scheme, modules] : bySchemes) {
         const auto* product = findWeightScheme(scheme);
-        const std::string kernels =
-            product ? "sm_90: " + std::string(product->kernels.sm90) + "; sm_121: " + std::string(product->kernels.sm121)
-                    : std::string("not a scheme whose kernels the specs list");
+        const std::string kernels = product ? "sm_90: " + std::string(product->kernels.sm90) +
+                                                  "; sm_121: " + std::string(product->kernels.sm121)
+                                            : std::string("not a scheme whose kernels the specs list");
         findings.add("kernel", LintSeverity::Info, {},
-                     scheme + " (" + std::to_string(modules.size()) + " modules): " + kernels, "schemes-spec §6.2");
+                     scheme + " (" + std::to_string(modules.size()) + " modules): " + kernels,
+                     "schemes-spec §6.2");
     }
 }
 
@@ -546,13 +592,14 @@ bool CheckReport::ok() const
 
 std::size_t CheckReport::count(LintSeverity severity) const
 {
-    return static_cast<std::size_t>(
-        std::count_if(findings.begin(), findings.end(), [&](const LintFinding& f) { return f.severity == severity; }));
+    return static_cast<std::size_t>(std::count_if(
+        findings.begin(), findings.end(), [&](const LintFinding& f) { return f.severity == severity; }));
 }
 
 bool CheckReport::has(std::string_view ruleId) const
 {
-    return std::any_of(findings.begin(), findings.end(), [&](const LintFinding& f) { return f.id == ruleId; });
+    return std::any_of(findings.begin(), findings.end(),
+                       [&](const LintFinding& f) { return f.id == ruleId; });
 }
 
 std::string CheckReport::summary() const
@@ -573,7 +620,8 @@ std::string CheckReport::summary() const
     const auto warnings = count(LintSeverity::Warning);
     return "check: " + std::to_string(view.modules.size()) + " modules, " + std::to_string(quantized) +
            " quantized" + (list.empty() ? "" : " (" + list + ")") + "; " + std::to_string(errors) +
-           (errors == 1 ? " error, " : " errors, ") + std::to_string(warnings) + (warnings == 1 ? " warning" : " warnings");
+           (errors == 1 ? " error, " : " errors, ") + std::to_string(warnings) +
+           (warnings == 1 ? " warning" : " warnings");
 }
 
 const std::vector<LintRule>& checkRules()
@@ -587,14 +635,15 @@ CheckReport checkCheckpoint(const Checkpoint& checkpoint, const CheckOptions& op
     report.view = recogniseCheckpoint(checkpoint, options.targetLayers);
     Findings findings(report.findings);
     const auto& view = report.view;
-    const bool anyQuantized =
-        std::any_of(view.modules.begin(), view.modules.end(), [](const AuditedModule& m) { return m.quantizedOnDisk; });
+    const bool anyQuantized = std::any_of(view.modules.begin(), view.modules.end(),
+                                          [](const AuditedModule& m) { return m.quantizedOnDisk; });
     if (!view.config.present) {
         if (anyQuantized) {
-            findings.add("config-missing", LintSeverity::Error, {},
-                         "quantized tensors but no quantization_config in config.json: vLLM loads them as plain "
-                         "parameters and fails",
-                         "format-spec §3");
+            findings.add(
+                "config-missing", LintSeverity::Error, {},
+                "quantized tensors but no quantization_config in config.json: vLLM loads them as plain "
+                "parameters and fails",
+                "format-spec §3");
         }
     } else {
         checkConfig(view, options, findings);
@@ -611,9 +660,10 @@ CheckReport checkCheckpoint(const Checkpoint& checkpoint, const CheckOptions& op
                          "format-spec §5.1");
         }
     }
-    std::stable_sort(report.findings.begin(), report.findings.end(), [](const LintFinding& a, const LintFinding& b) {
-        return static_cast<int>(a.severity) > static_cast<int>(b.severity);
-    });
+    std::stable_sort(report.findings.begin(), report.findings.end(),
+                     [](const LintFinding& a, const LintFinding& b) {
+                         return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+                     });
     return report;
 }
 

@@ -1,10 +1,9 @@
 #include "core/audit/comparer.h"
 
-#include "core/plan/draftlayout.h"
-
 #include "core/export/rowchunks.h"
 #include "core/io/floatconv.h"
 #include "core/io/ioerror.h"
+#include "core/plan/draftlayout.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/schemecodec.h"
 #include "core/util/parallel.h"
@@ -18,15 +17,19 @@
 namespace spark {
 namespace {
 
-bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b, const CheckpointTensor& tb)
+bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b,
+               const CheckpointTensor& tb)
 {
-    if (ta.info.dtype != tb.info.dtype || ta.info.shape != tb.info.shape || ta.info.byteSize() != tb.info.byteSize()) {
+    if (ta.info.dtype != tb.info.dtype || ta.info.shape != tb.info.shape ||
+        ta.info.byteSize() != tb.info.byteSize()) {
         return false;
     }
-    std::vector<std::byte> left(static_cast<std::size_t>(std::min<std::uint64_t>(ta.info.byteSize(), kChunkBytes)));
+    std::vector<std::byte> left(
+        static_cast<std::size_t>(std::min<std::uint64_t>(ta.info.byteSize(), kChunkBytes)));
     std::vector<std::byte> right(left.size());
     for (std::uint64_t offset = 0; offset < ta.info.byteSize(); offset += left.size()) {
-        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left.size(), ta.info.byteSize() - offset));
+        const auto n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(left.size(), ta.info.byteSize() - offset));
         a.fileOf(ta).read(ta.info, offset, std::span(left.data(), n));
         b.fileOf(tb).read(tb.info, offset, std::span(right.data(), n));
         if (std::memcmp(left.data(), right.data(), n) != 0) {
@@ -82,11 +85,12 @@ class BitExactCheck
         for (const auto& t : m_tensors) {
             const auto* written = output.find(prefix + "." + t.suffix);
             if (!written || written->info.dtype != t.dtype || written->info.shape != t.shape) {
-                fail(t.suffix + (written ? " is " + std::string(dtypeName(written->info.dtype)) + " " +
-                                               written->info.shapeText() + ", a fresh " + std::string(scheme.name) +
-                                               " quantization of the " + std::string(dtypeName(weight.dtype)) +
-                                               " source writes another dtype or shape"
-                                         : " is missing"));
+                fail(t.suffix +
+                     (written ? " is " + std::string(dtypeName(written->info.dtype)) + " " +
+                                    written->info.shapeText() + ", a fresh " + std::string(scheme.name) +
+                                    " quantization of the " + std::string(dtypeName(weight.dtype)) +
+                                    " source writes another dtype or shape"
+                              : " is missing"));
                 return;
             }
             m_written.push_back(written);
@@ -122,7 +126,8 @@ class BitExactCheck
             }
             const auto [offset, size] = m_tensors[i].rowRange(rows.firstRow, rows.rowCount);
             m_actual.resize(static_cast<std::size_t>(size));
-            m_output.fileOf(*m_written[i]).read(m_written[i]->info, offset, std::span(m_actual.data(), m_actual.size()));
+            m_output.fileOf(*m_written[i])
+                .read(m_written[i]->info, offset, std::span(m_actual.data(), m_actual.size()));
             if (m_actual != m_parts[i]) {
                 fail(m_tensors[i].suffix + " differs from a fresh " + std::string(m_scheme.name) +
                      " quantization of the source (rows from " + std::to_string(rows.firstRow) + ")");
@@ -176,14 +181,15 @@ std::string_view bitExactnessName(BitExactness value)
 
 std::size_t CompareReport::quantizedModules() const
 {
-    return static_cast<std::size_t>(std::count_if(modules.begin(), modules.end(),
-                                                  [](const ModuleComparison& m) { return m.quantizedInOutput; }));
+    return static_cast<std::size_t>(std::count_if(
+        modules.begin(), modules.end(), [](const ModuleComparison& m) { return m.quantizedInOutput; }));
 }
 
 std::size_t CompareReport::bitExactModules() const
 {
-    return static_cast<std::size_t>(std::count_if(
-        modules.begin(), modules.end(), [](const ModuleComparison& m) { return m.bitExact == BitExactness::Yes; }));
+    return static_cast<std::size_t>(
+        std::count_if(modules.begin(), modules.end(),
+                      [](const ModuleComparison& m) { return m.bitExact == BitExactness::Yes; }));
 }
 
 bool CompareReport::ok() const
@@ -201,11 +207,13 @@ std::string CompareReport::summary() const
     return "compare: " + std::to_string(quantizedModules()) + " quantized modules, " +
            std::to_string(bitExactModules()) + " bit-exact" +
            (notChecked ? ", " + std::to_string(notChecked) + " not checkable" : std::string()) + "; " +
-           std::to_string(differingTensors.size()) + " copied tensors differ, " + std::to_string(missingTensors.size()) +
-           " missing, " + std::to_string(extraTensors.size()) + " unexpected";
+           std::to_string(differingTensors.size()) + " copied tensors differ, " +
+           std::to_string(missingTensors.size()) + " missing, " + std::to_string(extraTensors.size()) +
+           " unexpected";
 }
 
-CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& output, const CompareOptions& options)
+CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& output,
+                                 const CompareOptions& options)
 {
     CompareReport report;
     const auto sourceView = recogniseCheckpoint(source, options.targetLayers);
@@ -219,8 +227,9 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
     for (const auto& om : outputView.modules) {
         const auto* sm = sourceView.find(om.module.name);
         const auto* weight = sm ? source.find(sm->module.weightTensor) : nullptr;
-        if (om.productScheme && om.productScheme->quantizes() && om.productScheme->codec()->usesGlobalScale() &&
-            weight && weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype)) {
+        if (om.productScheme && om.productScheme->quantizes() &&
+            om.productScheme->codec()->usesGlobalScale() && weight && weight->info.shape.size() == 2 &&
+            isQuantizableFloat(weight->info.dtype)) {
             try {
                 RowChunkReader reader(source, *weight);
                 auto& absmax = setAbsmax[om.module.vllmName];
@@ -258,7 +267,8 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         c.quantizedInSource = sm->quantizedOnDisk;
         c.sourceBytes = sm->weightBytes;
         if (c.quantizedInOutput != c.quantizedInSource) {
-            (c.quantizedInOutput ? report.quantizedOnlyInOutput : report.quantizedOnlyInSource).push_back(c.module);
+            (c.quantizedInOutput ? report.quantizedOnlyInOutput : report.quantizedOnlyInSource)
+                .push_back(c.module);
         }
         if (!om.quantizedOnDisk && !sm->quantizedOnDisk) {
             report.modules.push_back(std::move(c)); // copies: checked tensor by tensor below
@@ -281,17 +291,20 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
             c.detail = "no 2-D BF16/F16/F32 source weight";
             report.modules.push_back(std::move(c));
             continue;
-        } else if (weight->info.shape != std::vector<std::uint64_t>{om.module.outFeatures, om.module.inFeatures}) {
+        } else if (weight->info.shape !=
+                   std::vector<std::uint64_t>{om.module.outFeatures, om.module.inFeatures}) {
             c.bitExact = BitExactness::No;
             c.detail = "the output describes a [" + std::to_string(om.module.outFeatures) + ", " +
-                       std::to_string(om.module.inFeatures) + "] weight, the source has " + weight->info.shapeText();
+                       std::to_string(om.module.inFeatures) + "] weight, the source has " +
+                       weight->info.shapeText();
             report.modules.push_back(std::move(c));
             continue;
         }
         if (om.quantizedOnDisk && !om.decodable()) {
             c.bitExact = BitExactness::No;
-            c.detail = om.layout.issues.empty() ? "its tensors fit no config group"
-                                                : om.layout.issues.front().rule + ": " + om.layout.issues.front().message;
+            c.detail = om.layout.issues.empty()
+                           ? "its tensors fit no config group"
+                           : om.layout.issues.front().rule + ": " + om.layout.issues.front().message;
             report.modules.push_back(std::move(c));
             continue;
         }
@@ -303,7 +316,8 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
             if (const auto it = setAbsmax.find(om.module.vllmName); it != setAbsmax.end()) {
                 context = om.productScheme->codec()->contextForAbsmax(weight->info.dtype, it->second);
             }
-            exact = std::make_unique<BitExactCheck>(output, om.module.name, *om.productScheme, weight->info, context, c);
+            exact = std::make_unique<BitExactCheck>(output, om.module.name, *om.productScheme, weight->info,
+                                                    context, c);
         } else if (weight) {
             c.detail = om.scheme + " is not a scheme Sparkulator encodes: only its error is measured";
         }
@@ -333,7 +347,9 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
                     }
                 }
             } else if (sourceDecoder && sourceDecoder->rows() == rows && sourceDecoder->cols() == cols) {
-                const std::size_t step = std::max<std::size_t>(alignment, (std::size_t{1} << 20) / std::max<std::size_t>(cols, 1) / alignment * alignment);
+                const std::size_t step =
+                    std::max<std::size_t>(alignment, (std::size_t{1} << 20) / std::max<std::size_t>(cols, 1) /
+                                                         alignment * alignment);
                 for (std::size_t r = 0; r < rows; r += step) {
                     const auto n = std::min(step, rows - r);
                     w.resize(n * cols);
@@ -373,8 +389,9 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
     }
     for (auto& c : report.modules) {
         if (!c.quantizedInOutput && !c.quantizedInSource) {
-            const bool differs = std::any_of(report.differingTensors.begin(), report.differingTensors.end(),
-                                             [&](const std::string& t) { return moduleOfTensor(t) == c.module; });
+            const bool differs =
+                std::any_of(report.differingTensors.begin(), report.differingTensors.end(),
+                            [&](const std::string& t) { return moduleOfTensor(t) == c.module; });
             if (!differs) {
                 c.relErr = 0.0;
                 c.maxAbsErr = 0.0;

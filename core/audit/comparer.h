@@ -32,9 +32,9 @@ struct ModuleComparison
     std::uint64_t sourceBytes = 0; ///< bytes of the weight's tensors
     std::uint64_t outputBytes = 0;
     double outputBitsPerWeight = 0;
-    std::optional<double> relErr;    ///< ||W − D||_F / ||W||_F (float64); absent when D is not finite or W = 0
-    std::optional<double> maxAbsErr; ///< max |W − D|
-    std::uint64_t nonFinite = 0;     ///< elements of D that are ±Inf/NaN
+    std::optional<double> relErr; ///< ||W − D||_F / ||W||_F (float64); absent when D is not finite or W = 0
+    std::optional<double> maxAbsErr;                  ///< max |W − D|
+    std::uint64_t nonFinite = 0;                      ///< elements of D that are ±Inf/NaN
     BitExactness bitExact = BitExactness::NotChecked; ///< quantized modules only
     std::string detail; ///< why not bit-exact / not checked, or why it could not be compared
 };
@@ -52,9 +52,10 @@ struct CompareOptions
 struct CompareReport
 {
     std::vector<ModuleComparison> modules; ///< every module with a 2-D weight, by name
-    std::vector<std::string> differingTensors; ///< tensors that should be copies but differ (dtype, shape, bytes)
-    std::vector<std::string> missingTensors;   ///< source tensors the output lacks (quantized weights excepted)
-    std::vector<std::string> extraTensors;     ///< output tensors that are neither copies nor a module's scheme
+    std::vector<std::string>
+        differingTensors; ///< tensors that should be copies but differ (dtype, shape, bytes)
+    std::vector<std::string> missingTensors; ///< source tensors the output lacks (quantized weights excepted)
+    std::vector<std::string> extraTensors;   ///< output tensors that are neither copies nor a module's scheme
     std::vector<std::string> quantizedOnlyInSource; ///< modules
     std::vector<std::string> quantizedOnlyInOutput; ///< modules
 
@@ -70,6 +71,7 @@ struct CompareReport
 /// error of the output's dequantization against the source, and whether it is bit-exact with the
 /// compressed-tensors arithmetic of its scheme (verifyExport() is the strict form). Streams row blocks, so
 /// memory stays bounded. Throws IoError on a read failure or cancel.
-CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& output, const CompareOptions& options = {});
+CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& output,
+                                 const CompareOptions& options = {});
 
 } // namespace spark

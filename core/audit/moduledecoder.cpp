@@ -19,8 +19,8 @@ std::uint32_t wordAt(const std::byte* words, std::size_t i)
 
 /// Element @p k of a stream of @p bits-bit values: CT 0.18 packs densely across words, older versions put
 /// floor(32/bits) values in each word (format-spec §2.2). @p stride steps between consecutive words.
-std::uint32_t unpackAt(const std::byte* words, std::size_t wordCount, std::uint64_t k, int bits, bool oldPacking,
-                       std::size_t stride = 1)
+std::uint32_t unpackAt(const std::byte* words, std::size_t wordCount, std::uint64_t k, int bits,
+                       bool oldPacking, std::size_t stride = 1)
 {
     const std::uint32_t mask = (1u << bits) - 1u;
     if (oldPacking) {
@@ -64,12 +64,12 @@ ModuleDecoder::ModuleDecoder(const Checkpoint& checkpoint, std::string prefix, c
     if (args.actorderGroup) {
         const auto* gidx = checkpoint.find(m_prefix + ".weight_g_idx");
         m_gIdx.resize(static_cast<std::size_t>(layout.in));
-        checkpoint.fileOf(*gidx).read(gidx->info, 0,
-                                      std::span(reinterpret_cast<std::byte*>(m_gIdx.data()), m_gIdx.size() * 4));
+        checkpoint.fileOf(*gidx).read(
+            gidx->info, 0, std::span(reinterpret_cast<std::byte*>(m_gIdx.data()), m_gIdx.size() * 4));
         for (auto& g : m_gIdx) {
             if (g < 0 || static_cast<std::size_t>(g) >= m_groups) {
-                throw std::invalid_argument(m_prefix + ": weight_g_idx names group " + std::to_string(g) + " of " +
-                                            std::to_string(m_groups));
+                throw std::invalid_argument(m_prefix + ": weight_g_idx names group " + std::to_string(g) +
+                                            " of " + std::to_string(m_groups));
             }
         }
     }
@@ -100,7 +100,8 @@ std::vector<std::byte> ModuleDecoder::readRows(const CheckpointTensor& tensor, s
     return bytes;
 }
 
-float ModuleDecoder::scaleAt(const std::vector<std::byte>& scales, std::size_t localRow, std::size_t col) const
+float ModuleDecoder::scaleAt(const std::vector<std::byte>& scales, std::size_t localRow,
+                             std::size_t col) const
 {
     if (m_args.strategy == "tensor") {
         return rtn::loadScale(m_layout.weightDtype, scales.data(), 0);
@@ -122,8 +123,8 @@ int ModuleDecoder::zeroPointAt(std::uint64_t row, std::size_t group) const
     if (m_args.format == "pack-quantized") {
         // Packed along the output dimension: column `group` of the [rows, groups] word matrix is the stream.
         const std::size_t wordRows = m_zeroPoints.size() / 4 / groups;
-        const auto u = unpackAt(m_zeroPoints.data() + 4 * group, wordRows, row, m_args.bits, m_layout.oldPacking,
-                                groups);
+        const auto u = unpackAt(m_zeroPoints.data() + 4 * group, wordRows, row, m_args.bits,
+                                m_layout.oldPacking, groups);
         return static_cast<int>(u) - (1 << (m_args.bits - 1));
     }
     const auto i = static_cast<std::size_t>(row) * groups + group;
@@ -138,8 +139,9 @@ int ModuleDecoder::zeroPointAt(std::uint64_t row, std::size_t group) const
 void ModuleDecoder::decode(std::uint64_t firstRow, std::size_t rowCount, float* out) const
 {
     if (firstRow % rowAlignment() != 0 || firstRow + rowCount > m_layout.out) {
-        throw std::out_of_range(m_prefix + ": rows " + std::to_string(firstRow) + "+" + std::to_string(rowCount) +
-                                " are not an aligned block of its " + std::to_string(m_layout.out) + " rows");
+        throw std::out_of_range(m_prefix + ": rows " + std::to_string(firstRow) + "+" +
+                                std::to_string(rowCount) + " are not an aligned block of its " +
+                                std::to_string(m_layout.out) + " rows");
     }
     if (m_args.format == "nvfp4-pack-quantized") {
         decodeNvfp4(firstRow, rowCount, out);
@@ -161,8 +163,8 @@ void ModuleDecoder::decodeInt(std::uint64_t firstRow, std::size_t rowCount, floa
     const int offset = 1 << (m_args.bits - 1);
     for (std::size_t r = 0; r < rowCount; ++r) {
         for (std::size_t k = 0; k < cols; ++k) {
-            const int q = packed ? static_cast<int>(unpackAt(values.data() + 4 * r * words, words, k, m_args.bits,
-                                                             m_layout.oldPacking)) -
+            const int q = packed ? static_cast<int>(unpackAt(values.data() + 4 * r * words, words, k,
+                                                             m_args.bits, m_layout.oldPacking)) -
                                        offset
                                  : static_cast<std::int8_t>(values[r * cols + k]);
             const float s = scaleAt(scales, r, k);
@@ -199,8 +201,9 @@ void ModuleDecoder::decodeNvfp4(std::uint64_t firstRow, std::size_t rowCount, fl
     const auto scales = readRows(*m_scale, firstRow, rowCount);
     const auto globalBytes = readRows(*global, 0, 1);
     const std::span<const std::byte> parts[] = {values, scales, globalBytes};
-    findWeightScheme("NVFP4A16")->codec()->decode(parts, m_layout.weightDtype, rowCount,
-                                                  static_cast<std::size_t>(m_layout.in), out);
+    findWeightScheme("NVFP4A16")
+        ->codec()
+        ->decode(parts, m_layout.weightDtype, rowCount, static_cast<std::size_t>(m_layout.in), out);
 }
 
 } // namespace spark

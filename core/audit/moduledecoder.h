@@ -19,7 +19,8 @@ class ModuleDecoder
 {
   public:
     /// @p layout must be decodable(); throws std::invalid_argument otherwise (naming the module).
-    ModuleDecoder(const Checkpoint& checkpoint, std::string prefix, const QuantArgs& args, const StoredLayout& layout);
+    ModuleDecoder(const Checkpoint& checkpoint, std::string prefix, const QuantArgs& args,
+                  const StoredLayout& layout);
 
     std::uint64_t rows() const { return m_layout.out; }
     std::uint64_t cols() const { return m_layout.in; }
@@ -34,7 +35,8 @@ class ModuleDecoder
     void decodeInt(std::uint64_t firstRow, std::size_t rowCount, float* out) const;
     void decodeFp8(std::uint64_t firstRow, std::size_t rowCount, float* out) const;
     void decodeNvfp4(std::uint64_t firstRow, std::size_t rowCount, float* out) const;
-    std::vector<std::byte> readRows(const CheckpointTensor& tensor, std::uint64_t firstRow, std::size_t rowCount) const;
+    std::vector<std::byte> readRows(const CheckpointTensor& tensor, std::uint64_t firstRow,
+                                    std::size_t rowCount) const;
     float scaleAt(const std::vector<std::byte>& scales, std::size_t localRow, std::size_t col) const;
     int zeroPointAt(std::uint64_t row, std::size_t group) const;
 
@@ -46,7 +48,7 @@ class ModuleDecoder
     const CheckpointTensor* m_scale = nullptr;
     std::vector<std::byte> m_zeroPoints; ///< whole tensor (small: out·groups·bits/8 bytes)
     DType m_zeroPointDtype = DType::I32;
-    std::vector<std::int32_t> m_gIdx;    ///< actorder group: the group of each column
+    std::vector<std::int32_t> m_gIdx; ///< actorder group: the group of each column
     std::size_t m_groups = 1;
 };
 

@@ -4,8 +4,7 @@ namespace spark {
 namespace {
 
 /// nlohmann's value() throws on a type mismatch; a hostile config must give a problem, not an exception.
-template <typename T>
-bool readField(const nlohmann::json& object, const char* key, T& out)
+template <typename T> bool readField(const nlohmann::json& object, const char* key, T& out)
 {
     if (!object.is_object()) {
         return false;
@@ -69,8 +68,10 @@ std::string QuantArgs::vllmProblem() const
                "NotImplementedError (\"No compressed-tensors compatible scheme\")";
     }
     if (format == "int-quantized" && !inputActivations) {
-        return "int-quantized is an activation format: without input_activations vLLM asserts weights.type == "
-               "FLOAT when it parses the config (write int weight-only as pack-quantized, schemes-spec §5.2.5)";
+        return "int-quantized is an activation format: without input_activations vLLM asserts weights.type "
+               "== "
+               "FLOAT when it parses the config (write int weight-only as pack-quantized, schemes-spec "
+               "§5.2.5)";
     }
     if ((format == "naive-quantized" || format == "float-quantized") && type == "float" && bits == 8 &&
         !inputActivations) {
@@ -104,19 +105,21 @@ std::string QuantArgs::vllmProblem() const
     if (format == "float-quantized" || format == "naive-quantized" || format == "int-quantized") {
         return {};
     }
-    return "format '" + format + "' is not one the audit reads (pack-quantized, float-quantized, "
-                                 "naive-quantized, int-quantized, nvfp4-pack-quantized)";
+    return "format '" + format +
+           "' is not one the audit reads (pack-quantized, float-quantized, "
+           "naive-quantized, int-quantized, nvfp4-pack-quantized)";
 }
 
-QuantArgs parseQuantArgs(const nlohmann::json& group, const std::string& topFormat, const std::string& groupName,
-                         std::vector<std::string>& problems)
+QuantArgs parseQuantArgs(const nlohmann::json& group, const std::string& topFormat,
+                         const std::string& groupName, std::vector<std::string>& problems)
 {
     QuantArgs args;
     args.formatFromGroup = readField(group, "format", args.format);
     if (!args.formatFromGroup) {
         args.format = topFormat;
     }
-    const nlohmann::json weights = group.is_object() && group.contains("weights") ? group["weights"] : nlohmann::json();
+    const nlohmann::json weights =
+        group.is_object() && group.contains("weights") ? group["weights"] : nlohmann::json();
     if (!weights.is_object()) {
         problems.push_back(groupName + ": no weights object");
         return args;
@@ -154,8 +157,9 @@ QuantArgs parseQuantArgs(const nlohmann::json& group, const std::string& topForm
     }
     std::string actorder;
     args.actorderGroup = readField(weights, "actorder", actorder) && actorder == "group";
-    const auto activations =
-        group.is_object() && group.contains("input_activations") ? group["input_activations"] : nlohmann::json();
+    const auto activations = group.is_object() && group.contains("input_activations")
+                                 ? group["input_activations"]
+                                 : nlohmann::json();
     args.inputActivations = activations.is_object();
     if (args.inputActivations) {
         readField(activations, "dynamic", args.dynamicActivations);
@@ -206,8 +210,8 @@ LocatedQuantConfig locateQuantizationConfig(const nlohmann::json& config)
                 "speculators-format config with quantization_config only at the top level: vLLM builds the "
                 "draft from transformer_layer_config and may not see it");
         } else if (top != nested && *top != *nested) {
-            located.placementProblems.push_back(
-                "the quantization_config at the top level and the one inside transformer_layer_config differ");
+            located.placementProblems.push_back("the quantization_config at the top level and the one inside "
+                                                "transformer_layer_config differ");
         }
     }
     const nlohmann::json wrapper = {{"quantization_config", *top}};
@@ -216,13 +220,16 @@ LocatedQuantConfig locateQuantizationConfig(const nlohmann::json& config)
     } catch (const nlohmann::json::exception& e) {
         // readQuantizationConfig is meant not to throw; a field of an unexpected type must still not crash.
         located.read = {};
-        located.read.problems.push_back(std::string("quantization_config has a field of the wrong type: ") + e.what());
+        located.read.problems.push_back(std::string("quantization_config has a field of the wrong type: ") +
+                                        e.what());
         return located;
     }
-    const auto groups = top->is_object() && top->contains("config_groups") ? (*top)["config_groups"] : nlohmann::json();
+    const auto groups =
+        top->is_object() && top->contains("config_groups") ? (*top)["config_groups"] : nlohmann::json();
     if (groups.is_object()) {
         for (const auto& name : located.read.groupNames) {
-            located.args.push_back(parseQuantArgs(groups[name], located.read.format, name, located.argProblems));
+            located.args.push_back(
+                parseQuantArgs(groups[name], located.read.format, name, located.argProblems));
         }
     }
     return located;

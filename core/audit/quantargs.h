@@ -4,7 +4,6 @@
 #include "core/quant/weightscheme.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -14,12 +13,12 @@ namespace spark {
 /// product does not write (int3, naive-quantized FP8, tensor strategy) are still understood.
 struct QuantArgs
 {
-    std::string type;     ///< "int" or "float"
-    int bits = 0;         ///< 1 .. 8
+    std::string type; ///< "int" or "float"
+    int bits = 0;     ///< 1 .. 8
     bool symmetric = true;
-    std::string strategy; ///< "group", "channel", "tensor", "tensor_group", "block", "token"
-    int groupSize = -1;   ///< weights per scale along a row; -1 when the strategy has no group
-    bool actorderGroup = false;   ///< actorder "group": a weight_g_idx tensor is written
+    std::string strategy;          ///< "group", "channel", "tensor", "tensor_group", "block", "token"
+    int groupSize = -1;            ///< weights per scale along a row; -1 when the strategy has no group
+    bool actorderGroup = false;    ///< actorder "group": a weight_g_idx tensor is written
     bool inputActivations = false; ///< input_activations is an object
     bool dynamicActivations = false;
     std::string format;           ///< the group's format, else the top-level one (vLLM's fallback)
@@ -40,8 +39,8 @@ struct LocatedQuantConfig
     bool present = false;
     /// "quantization_config", "compression_config", "transformer_layer_config.quantization_config"
     std::string location;
-    nlohmann::json raw;  ///< the quantization_config object itself (null when absent)
-    ReadQuantConfig read; ///< groups, ignore, top-level format and problems (readQuantizationConfig)
+    nlohmann::json raw;          ///< the quantization_config object itself (null when absent)
+    ReadQuantConfig read;        ///< groups, ignore, top-level format and problems (readQuantizationConfig)
     std::vector<QuantArgs> args; ///< one per read.groups entry
     std::vector<std::string> argProblems; ///< groups whose weights cannot be read (parseQuantArgs)
     /// Placement problems: a speculators-format config whose copies disagree or that has only one.
@@ -55,7 +54,7 @@ LocatedQuantConfig locateQuantizationConfig(const nlohmann::json& config);
 
 /// @brief The QuantArgs of one config group (@p topFormat: the top-level format). Malformed fields leave
 /// bits 0 and add a line to @p problems naming @p groupName. Never throws.
-QuantArgs parseQuantArgs(const nlohmann::json& group, const std::string& topFormat, const std::string& groupName,
-                         std::vector<std::string>& problems);
+QuantArgs parseQuantArgs(const nlohmann::json& group, const std::string& topFormat,
+                         const std::string& groupName, std::vector<std::string>& problems);
 
 } // namespace spark

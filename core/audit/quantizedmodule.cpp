@@ -23,8 +23,9 @@ std::string suffixOf(const std::string& tensor, const std::string& module)
 }
 
 /// vLLM's decision for one module, with one packed_modules_mapping.
-void decide(const AuditedModule& m, const std::vector<MatchEntry>& ignore, const std::vector<ConfigGroup>& groups,
-            const FusedMapping& mapping, bool& ignored, int& group, std::string* error)
+void decide(const AuditedModule& m, const std::vector<MatchEntry>& ignore,
+            const std::vector<ConfigGroup>& groups, const FusedMapping& mapping, bool& ignored, int& group,
+            std::string* error)
 {
     const auto verdict = shouldIgnoreLayer(m.module.vllmName, ignore, mapping);
     ignored = verdict.ignored;
@@ -38,8 +39,9 @@ void decide(const AuditedModule& m, const std::vector<MatchEntry>& ignore, const
 
 const AuditedModule* QuantizedCheckpoint::find(std::string_view moduleName) const
 {
-    const auto it = std::lower_bound(modules.begin(), modules.end(), moduleName,
-                                     [](const AuditedModule& m, std::string_view n) { return m.module.name < n; });
+    const auto it =
+        std::lower_bound(modules.begin(), modules.end(), moduleName,
+                         [](const AuditedModule& m, std::string_view n) { return m.module.name < n; });
     return it != modules.end() && it->module.name == moduleName ? &*it : nullptr;
 }
 
@@ -105,8 +107,8 @@ QuantizedCheckpoint recogniseCheckpoint(const Checkpoint& checkpoint, std::optio
         AuditedModule m;
         m.module = d;
         m.quantizedOnDisk = quantized.contains(d.name);
-        m.evaluated = (d.role == ModuleRole::Linear || d.role == ModuleRole::Head) && !d.weightTensor.empty() &&
-                      (m.quantizedOnDisk || d.outFeatures > 0);
+        m.evaluated = (d.role == ModuleRole::Linear || d.role == ModuleRole::Head) &&
+                      !d.weightTensor.empty() && (m.quantizedOnDisk || d.outFeatures > 0);
         if (m.evaluated) {
             decide(m, ignore, groups, kNoMapping, m.ignored, m.group, &m.ignoreError);
             decide(m, ignore, groups, standardFusedMapping(), m.ignoredWithMapping, m.groupWithMapping,
@@ -172,7 +174,8 @@ QuantizedCheckpoint recogniseCheckpoint(const Checkpoint& checkpoint, std::optio
         } else {
             m.scheme = "quantized (no config group)";
             for (const auto* t : byModule[d.name]) {
-                if (isQuantizedTensorSuffix(suffixOf(t->info.name, d.name)) || t->info.name == d.name + ".weight") {
+                if (isQuantizedTensorSuffix(suffixOf(t->info.name, d.name)) ||
+                    t->info.name == d.name + ".weight") {
                     m.weightBytes += t->info.byteSize();
                 }
             }
@@ -194,14 +197,16 @@ std::unique_ptr<ModuleDecoder> makeDecoder(const Checkpoint& checkpoint, const Q
 }
 
 std::vector<float> moduleWeightValues(const Checkpoint& checkpoint, const QuantizedCheckpoint& view,
-                                      const AuditedModule& module, std::uint64_t firstRow, std::size_t rowCount)
+                                      const AuditedModule& module, std::uint64_t firstRow,
+                                      std::size_t rowCount)
 {
     const auto cols = static_cast<std::size_t>(module.module.inFeatures);
     if (module.quantizedOnDisk) {
         const auto decoder = makeDecoder(checkpoint, view, module);
         if (!decoder) {
-            throw std::invalid_argument(module.module.name + ": its tensors do not fit " + module.scheme +
-                                        (module.layout.issues.empty() ? "" : ": " + module.layout.issues.front().message));
+            throw std::invalid_argument(
+                module.module.name + ": its tensors do not fit " + module.scheme +
+                (module.layout.issues.empty() ? "" : ": " + module.layout.issues.front().message));
         }
         // Start on an aligned row and drop the rows before firstRow.
         const auto aligned = firstRow - firstRow % decoder->rowAlignment();

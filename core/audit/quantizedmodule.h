@@ -28,7 +28,7 @@ struct AuditedModule
 
     // vLLM's view with the empty packed_modules_mapping drafts get today (vllm#53116) ...
     bool ignored = false;
-    int group = -1; ///< config group vLLM selects, -1 when none (or ignored)
+    int group = -1;          ///< config group vLLM selects, -1 when none (or ignored)
     std::string ignoreError; ///< fused shards disagree: vLLM's ValueError
     // ... and with the standard mapping (after a fix of vllm#53116).
     bool ignoredWithMapping = false;
@@ -40,11 +40,12 @@ struct AuditedModule
     /// The group whose layout the stored tensors were read against (the selected one, else the first that
     /// fits); -1 for BF16 modules or when no group fits.
     int layoutGroup = -1;
-    StoredLayout layout;                       ///< quantized modules only
-    const WeightScheme* productScheme = nullptr; ///< the product scheme it is stored as (BF16 when not quantized)
-    std::string scheme;                        ///< "W4A16", "BF16", "int3 sym group 128 (pack-quantized)"
-    std::uint64_t weightBytes = 0;             ///< bytes of the weight's tensors (bias excluded)
-    double bitsPerWeight = 0;                  ///< weightBytes · 8 / (out · in); 0 when unknown
+    StoredLayout layout; ///< quantized modules only
+    const WeightScheme* productScheme =
+        nullptr;                   ///< the product scheme it is stored as (BF16 when not quantized)
+    std::string scheme;            ///< "W4A16", "BF16", "int3 sym group 128 (pack-quantized)"
+    std::uint64_t weightBytes = 0; ///< bytes of the weight's tensors (bias excluded)
+    double bitsPerWeight = 0;      ///< weightBytes · 8 / (out · in); 0 when unknown
 
     /// True when vLLM loads it quantized (empty mapping).
     bool vllmQuantizes() const { return evaluated && !ignored && group >= 0; }
@@ -70,15 +71,17 @@ struct QuantizedCheckpoint
 /// @brief Recognises every module of @p checkpoint from its tensors and config.json (no tensor data is
 /// read beyond weight_shape). @p targetLayers overrides the config's target layer count. Never throws for a
 /// hostile config or hostile shapes: they become layout issues naming the module.
-QuantizedCheckpoint recogniseCheckpoint(const Checkpoint& checkpoint, std::optional<int> targetLayers = std::nullopt);
+QuantizedCheckpoint recogniseCheckpoint(const Checkpoint& checkpoint,
+                                        std::optional<int> targetLayers = std::nullopt);
 
 /// @brief A lazy dequantizer of a quantized module (nullptr when it is not decodable).
 std::unique_ptr<ModuleDecoder> makeDecoder(const Checkpoint& checkpoint, const QuantizedCheckpoint& view,
                                            const AuditedModule& module);
 
-/// @brief Rows of @p module as floats: its dequantization when quantized, the stored values when BF16/F16/F32.
-/// For histograms and error figures. Throws IoError / std::invalid_argument naming the module.
+/// @brief Rows of @p module as floats: its dequantization when quantized, the stored values when
+/// BF16/F16/F32. For histograms and error figures. Throws IoError / std::invalid_argument naming the module.
 std::vector<float> moduleWeightValues(const Checkpoint& checkpoint, const QuantizedCheckpoint& view,
-                                      const AuditedModule& module, std::uint64_t firstRow, std::size_t rowCount);
+                                      const AuditedModule& module, std::uint64_t firstRow,
+                                      std::size_t rowCount);
 
 } // namespace spark

@@ -11,8 +11,9 @@ namespace {
 /// No Linear of a real model has a side this long; it also keeps out·in far from overflowing.
 constexpr std::uint64_t kMaxSide = std::uint64_t{1} << 31;
 
-constexpr const char* kQuantSuffixes[] = {"weight_packed", "weight_scale",      "weight_shape", "weight_zero_point",
-                                          "weight_g_idx",  "weight_global_scale", "input_scale"};
+constexpr const char* kQuantSuffixes[] = {"weight_packed",     "weight_scale", "weight_shape",
+                                          "weight_zero_point", "weight_g_idx", "weight_global_scale",
+                                          "input_scale"};
 
 std::string shapeText(const std::vector<std::uint64_t>& shape)
 {
@@ -42,7 +43,10 @@ class LayoutReader
         return m_checkpoint.find(m_prefix + "." + suffix);
     }
 
-    void issue(const std::string& rule, const std::string& message) { m_layout.issues.push_back({rule, message}); }
+    void issue(const std::string& rule, const std::string& message)
+    {
+        m_layout.issues.push_back({rule, message});
+    }
 
     /// A required tensor: present, of one of @p dtypes; reports and returns nullptr otherwise.
     const CheckpointTensor* require(const std::string& suffix, std::initializer_list<DType> dtypes,
@@ -58,8 +62,8 @@ class LayoutReader
             for (const auto d : dtypes) {
                 names += (names.empty() ? "" : "/") + std::string(dtypeName(d));
             }
-            issue("tensor-dtype", suffix + " is " + std::string(dtypeName(t->info.dtype)) + ", " + why + " stores " +
-                                      names);
+            issue("tensor-dtype",
+                  suffix + " is " + std::string(dtypeName(t->info.dtype)) + ", " + why + " stores " + names);
             return nullptr;
         }
         return t;
@@ -71,8 +75,8 @@ class LayoutReader
         if (!t || std::find(shapes.begin(), shapes.end(), t->info.shape) != shapes.end()) {
             return;
         }
-        issue("tensor-shape", moduleSuffix(*t) + " has shape " + t->info.shapeText() + ", " + why + " needs " +
-                                  shapeText(shapes.front()));
+        issue("tensor-shape", moduleSuffix(*t) + " has shape " + t->info.shapeText() + ", " + why +
+                                  " needs " + shapeText(shapes.front()));
     }
 
     /// Quantization tensors of the module this layout does not write.
@@ -80,11 +84,12 @@ class LayoutReader
     {
         for (const char* suffix : kQuantSuffixes) {
             if (!m_expected.contains(suffix) && m_checkpoint.find(m_prefix + "." + suffix)) {
-                issue(std::string(suffix) == "weight_zero_point" ? "zero-point-symmetric" : "tensor-unexpected",
-                      std::string(suffix) == "weight_zero_point"
-                          ? "weight_zero_point on a symmetric scheme: vLLM creates no such parameter and fails "
-                            "to load it (compressed-tensors drops it, _remove_symmetric_zp)"
-                          : std::string(suffix) + " is not part of this scheme's layout");
+                issue(
+                    std::string(suffix) == "weight_zero_point" ? "zero-point-symmetric" : "tensor-unexpected",
+                    std::string(suffix) == "weight_zero_point"
+                        ? "weight_zero_point on a symmetric scheme: vLLM creates no such parameter and fails "
+                          "to load it (compressed-tensors drops it, _remove_symmetric_zp)"
+                        : std::string(suffix) + " is not part of this scheme's layout");
             }
         }
         if (!allowFloatWeight && !m_expected.contains("weight")) {
@@ -95,7 +100,10 @@ class LayoutReader
     }
 
   private:
-    std::string moduleSuffix(const CheckpointTensor& t) const { return t.info.name.substr(m_prefix.size() + 1); }
+    std::string moduleSuffix(const CheckpointTensor& t) const
+    {
+        return t.info.name.substr(m_prefix.size() + 1);
+    }
 
     const Checkpoint& m_checkpoint;
     const std::string& m_prefix;
@@ -109,8 +117,8 @@ bool sane(std::uint64_t side)
 }
 
 /// pack-quantized: weight_packed I32, weight_shape I64 [2] (format-spec §2.1). Sets out/in.
-bool readPackedGeometry(const Checkpoint& checkpoint, LayoutReader& reader, const QuantArgs& args, int ctMinor,
-                        StoredLayout& layout)
+bool readPackedGeometry(const Checkpoint& checkpoint, LayoutReader& reader, const QuantArgs& args,
+                        int ctMinor, StoredLayout& layout)
 {
     const auto* packed = reader.require("weight_packed", {DType::I32}, "pack-quantized");
     const auto* shape = reader.require("weight_shape", {DType::I64, DType::I32}, "pack-quantized");
@@ -118,7 +126,8 @@ bool readPackedGeometry(const Checkpoint& checkpoint, LayoutReader& reader, cons
         return false;
     }
     if (packed->info.shape.size() != 2 || !sane(packed->info.shape[0]) || !sane(packed->info.shape[1])) {
-        reader.issue("tensor-shape", "weight_packed has shape " + packed->info.shapeText() + ", not [out, words]");
+        reader.issue("tensor-shape",
+                     "weight_packed has shape " + packed->info.shapeText() + ", not [out, words]");
         return false;
     }
     layout.out = packed->info.shape[0];
@@ -141,8 +150,8 @@ bool readPackedGeometry(const Checkpoint& checkpoint, LayoutReader& reader, cons
             return false;
         }
         if (static_cast<std::uint64_t>(dims[0]) != layout.out) {
-            reader.issue("weight-shape", "weight_shape says " + std::to_string(dims[0]) + " rows, weight_packed has " +
-                                             std::to_string(layout.out));
+            reader.issue("weight-shape", "weight_shape says " + std::to_string(dims[0]) +
+                                             " rows, weight_packed has " + std::to_string(layout.out));
             return false;
         }
         layout.in = static_cast<std::uint64_t>(dims[1]);
@@ -158,16 +167,18 @@ bool readPackedGeometry(const Checkpoint& checkpoint, LayoutReader& reader, cons
     const auto old = ceilDiv(layout.in, 32 / bits);
     const auto words = packed->info.shape[1];
     if (words == dense && words == old) {
-        layout.oldPacking = 32 % bits != 0 && ctMinor < 18; // same word count: the writer's CT version decides
+        layout.oldPacking =
+            32 % bits != 0 && ctMinor < 18; // same word count: the writer's CT version decides
     } else if (words == dense) {
         layout.oldPacking = false;
     } else if (words == old) {
         layout.oldPacking = true;
     } else {
-        reader.issue("tensor-shape", "weight_packed has " + std::to_string(words) + " words per row, " +
-                                         std::to_string(args.bits) + "-bit weights of " + std::to_string(layout.in) +
-                                         " columns need " + std::to_string(dense) +
-                                         (old != dense ? " (or " + std::to_string(old) + " before CT 0.18)" : ""));
+        reader.issue("tensor-shape",
+                     "weight_packed has " + std::to_string(words) + " words per row, " +
+                         std::to_string(args.bits) + "-bit weights of " + std::to_string(layout.in) +
+                         " columns need " + std::to_string(dense) +
+                         (old != dense ? " (or " + std::to_string(old) + " before CT 0.18)" : ""));
         return false;
     }
     return true;
@@ -177,7 +188,8 @@ bool readPackedGeometry(const Checkpoint& checkpoint, LayoutReader& reader, cons
 
 bool isQuantizedTensorSuffix(const std::string& suffix)
 {
-    return std::find(std::begin(kQuantSuffixes), std::end(kQuantSuffixes), suffix) != std::end(kQuantSuffixes);
+    return std::find(std::begin(kQuantSuffixes), std::end(kQuantSuffixes), suffix) !=
+           std::end(kQuantSuffixes);
 }
 
 DType configWeightDtype(const nlohmann::json& config)
@@ -214,8 +226,8 @@ int compressedTensorsMinor(const nlohmann::json& quantizationConfig)
         return 18;
     }
     int minor = 0;
-    for (std::size_t i = dot + 1; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && minor < 1000;
-         ++i) {
+    for (std::size_t i = dot + 1;
+         i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && minor < 1000; ++i) {
         minor = minor * 10 + (text[i] - '0');
     }
     return minor;
@@ -241,7 +253,8 @@ StoredLayout readStoredLayout(const Checkpoint& checkpoint, const std::string& p
     const std::string& format = args.format;
     const bool nvfp4 = format == "nvfp4-pack-quantized";
     const bool packed = format == "pack-quantized";
-    const bool unpacked = format == "float-quantized" || format == "naive-quantized" || format == "int-quantized";
+    const bool unpacked =
+        format == "float-quantized" || format == "naive-quantized" || format == "int-quantized";
     bool geometry = false;
     if (packed) {
         geometry = readPackedGeometry(checkpoint, reader, args, ctMinorVersion, layout);
@@ -252,11 +265,13 @@ StoredLayout readStoredLayout(const Checkpoint& checkpoint, const std::string& p
             layout.in = 2 * w->info.shape[1];
             geometry = true;
         } else if (w) {
-            reader.issue("tensor-shape", "weight_packed has shape " + w->info.shapeText() + ", not [out, in/2]");
+            reader.issue("tensor-shape",
+                         "weight_packed has shape " + w->info.shapeText() + ", not [out, in/2]");
         }
     } else if (unpacked) {
         const auto dtype = args.type == "float" ? DType::F8_E4M3 : DType::I8;
-        const auto* w = reader.require("weight", {dtype}, format + " " + args.type + std::to_string(args.bits));
+        const auto* w =
+            reader.require("weight", {dtype}, format + " " + args.type + std::to_string(args.bits));
         if (w && w->info.shape.size() == 2 && sane(w->info.shape[0]) && sane(w->info.shape[1])) {
             layout.out = w->info.shape[0];
             layout.in = w->info.shape[1];
@@ -269,9 +284,9 @@ StoredLayout readStoredLayout(const Checkpoint& checkpoint, const std::string& p
         return layout;
     }
 
-    const auto* scale = nvfp4 ? reader.require("weight_scale", {DType::F8_E4M3}, "nvfp4-pack-quantized")
-                              : reader.require("weight_scale", {DType::BF16, DType::F16, DType::F32},
-                                               args.describe());
+    const auto* scale =
+        nvfp4 ? reader.require("weight_scale", {DType::F8_E4M3}, "nvfp4-pack-quantized")
+              : reader.require("weight_scale", {DType::BF16, DType::F16, DType::F32}, args.describe());
     layout.weightDtype = scale && isQuantizableFloat(scale->info.dtype) ? scale->info.dtype : configDtype;
     if (!geometry) {
         reader.reportUnexpected(unpacked);
@@ -282,8 +297,8 @@ StoredLayout readStoredLayout(const Checkpoint& checkpoint, const std::string& p
         const auto g = static_cast<std::uint64_t>(args.groupSize);
         if (layout.in % g != 0) {
             // CT raises "tensor column shape must be divisble by the given group_size" (format-spec §2.4).
-            reader.issue("group-divides", std::to_string(layout.in) + " columns do not divide into groups of " +
-                                              std::to_string(g));
+            reader.issue("group-divides", std::to_string(layout.in) +
+                                              " columns do not divide into groups of " + std::to_string(g));
         }
         groups = ceilDiv(layout.in, g);
     } else if (args.strategy != "channel" && args.strategy != "tensor") {
@@ -299,9 +314,11 @@ StoredLayout readStoredLayout(const Checkpoint& checkpoint, const std::string& p
             packed ? (layout.oldPacking ? ceilDiv(layout.out, 32 / static_cast<std::uint64_t>(args.bits))
                                         : ceilDiv(layout.out * static_cast<std::uint64_t>(args.bits), 32))
                    : layout.out;
-        const auto* zp = packed ? reader.require("weight_zero_point", {DType::I32}, "an asymmetric scheme")
-                                : reader.require("weight_zero_point", {DType::I8, DType::I32}, "an asymmetric scheme");
-        reader.expectShape(zp, tensorWise ? scaleShapes : std::vector<std::vector<std::uint64_t>>{{rows, groups}},
+        const auto* zp =
+            packed ? reader.require("weight_zero_point", {DType::I32}, "an asymmetric scheme")
+                   : reader.require("weight_zero_point", {DType::I8, DType::I32}, "an asymmetric scheme");
+        reader.expectShape(zp,
+                           tensorWise ? scaleShapes : std::vector<std::vector<std::uint64_t>>{{rows, groups}},
                            "zero points packed along the output dimension");
     }
     if (nvfp4) {

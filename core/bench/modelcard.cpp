@@ -125,8 +125,9 @@ std::string renderModelCard(const ModelCardInputs& in)
     if (in.quantized.empty()) {
         md += "Nothing.\n\n";
     } else {
-        const bool schemes = std::any_of(in.quantized.begin(), in.quantized.end(),
-                                         [](const ModelCardInputs::ModuleReason& m) { return !m.scheme.empty(); });
+        const bool schemes =
+            std::any_of(in.quantized.begin(), in.quantized.end(),
+                        [](const ModelCardInputs::ModuleReason& m) { return !m.scheme.empty(); });
         md += schemes ? "| module | scheme | reason |\n|---|---|---|\n" : "| module | reason |\n|---|---|\n";
         for (const auto& m : in.quantized) {
             md += "| `" + escapeCell(m.module) + "` | " + (schemes ? escapeCell(m.scheme) + " | " : "") +

@@ -35,8 +35,8 @@ struct ModelCardInputs
     std::string targetModel;              ///< the verifier this draft is paired with, e.g. "Qwen/Qwen3-32B"
     std::string targetPrecision = "BF16"; ///< the target precision the draft was checked against
     std::string scheme = "W4A16";         ///< compressed-tensors scheme
-    /// What the scheme stores, for the card's first sentence ("4-bit weights, group size 128, symmetric, 16-bit
-    /// activations"; for a mixed checkpoint which scheme holds how many modules).
+    /// What the scheme stores, for the card's first sentence ("4-bit weights, group size 128, symmetric,
+    /// 16-bit activations"; for a mixed checkpoint which scheme holds how many modules).
     std::string schemeDetail = "4-bit weights, group size 128, symmetric, 16-bit activations";
     std::vector<ModuleReason> quantized;
     std::vector<ModuleReason> keptBf16;

@@ -46,7 +46,8 @@ const WeightScheme* schemeOfGroup(const nlohmann::json& group)
 ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
 {
     ReadQuantConfig read;
-    if (!config.is_object() || !config.contains("quantization_config") || !config["quantization_config"].is_object()) {
+    if (!config.is_object() || !config.contains("quantization_config") ||
+        !config["quantization_config"].is_object()) {
         read.problems.push_back("no quantization_config");
         return read;
     }
@@ -76,7 +77,8 @@ ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
         if (!parsed.scheme) {
             read.problems.push_back(name + ": weights/input_activations describe no supported scheme");
         }
-        const auto weights = group.is_object() ? group.value("weights", nlohmann::json::object()) : nlohmann::json();
+        const auto weights =
+            group.is_object() ? group.value("weights", nlohmann::json::object()) : nlohmann::json();
         for (const char* forbidden : {"scale_dtype", "zp_dtype"}) {
             if (weights.is_object() && weights.contains(forbidden)) {
                 read.problems.push_back(name + ": weights has '" + forbidden +
@@ -85,13 +87,14 @@ ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
         }
         const auto format = group.is_object() ? group.value("format", nlohmann::json()) : nlohmann::json();
         if (!format.is_string()) {
-            read.problems.push_back(name + ": no per-group format (vLLM then falls back to the top-level one)");
+            read.problems.push_back(name +
+                                    ": no per-group format (vLLM then falls back to the top-level one)");
         } else {
             formats.insert(format.get<std::string>());
             if (parsed.scheme && format.get<std::string>() != parsed.scheme->format) {
                 read.problems.push_back(name + ": format " + format.get<std::string>() + " does not fit " +
-                                        std::string(parsed.scheme->name) + " (" + std::string(parsed.scheme->format) +
-                                        ")");
+                                        std::string(parsed.scheme->name) + " (" +
+                                        std::string(parsed.scheme->format) + ")");
             }
         }
         if (group.is_object() && group.contains("targets") && group["targets"].is_array()) {
@@ -106,7 +109,9 @@ ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
         read.groups.push_back(std::move(parsed));
         read.groupNames.push_back(name);
     }
-    const std::string expectedTop = formats.size() > 1 ? "mixed-precision" : formats.empty() ? "" : *formats.begin();
+    const std::string expectedTop = formats.size() > 1 ? "mixed-precision"
+                                    : formats.empty()  ? ""
+                                                       : *formats.begin();
     if (!expectedTop.empty() && read.format != expectedTop) {
         read.problems.push_back("top-level format is '" + read.format + "', expected '" + expectedTop + "'" +
                                 (formats.size() > 1 ? " (several group formats)" : ""));

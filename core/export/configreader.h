@@ -3,7 +3,6 @@
 #include "core/plan/configgroups.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -16,7 +15,7 @@ struct ReadQuantConfig
     std::vector<ConfigGroup> groups;     ///< in config order; scheme nullptr where unrecognised
     std::vector<std::string> groupNames; ///< "group_0", ...
     std::vector<std::string> ignore;
-    std::string format; ///< top-level format
+    std::string format;                ///< top-level format
     std::vector<std::string> problems; ///< one line each, naming the group
 };
 

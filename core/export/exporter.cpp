@@ -5,9 +5,8 @@
 #include "core/io/ioerror.h"
 #include "core/io/shardedwriter.h"
 #include "core/io/stagingdirectory.h"
-#include "core/util/parallel.h"
-
 #include "core/quant/schemecodec.h"
+#include "core/util/parallel.h"
 
 #include <map>
 #include <set>
@@ -59,14 +58,15 @@ void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, c
             continue;
         }
         // Each tensor streams the weight again in row chunks: memory stays at one chunk per tensor.
-        out.push_back({std::move(header), [&source, &weight, &codec, context, &backend, threads, i](ByteSink& sink) {
-                           RowChunkReader reader(source, weight, kChunkBytes, codec.rowAlignment());
-                           std::vector<std::vector<std::byte>> parts;
-                           while (const auto rows = reader.next()) {
-                               codec.encode(*rows, context, parts, backend, threads);
-                               sink.write(std::span<const std::byte>(parts[i]));
-                           }
-                       }});
+        out.push_back(
+            {std::move(header), [&source, &weight, &codec, context, &backend, threads, i](ByteSink& sink) {
+                 RowChunkReader reader(source, weight, kChunkBytes, codec.rowAlignment());
+                 std::vector<std::vector<std::byte>> parts;
+                 while (const auto rows = reader.next()) {
+                     codec.encode(*rows, context, parts, backend, threads);
+                     sink.write(std::span<const std::byte>(parts[i]));
+                 }
+             }});
     }
 }
 
@@ -86,8 +86,9 @@ std::map<std::string, SchemeContext> schemeContexts(const Checkpoint& source, co
     std::map<std::string, SchemeContext> contexts;
     for (const auto* m : quantized) {
         const auto it = setAbsmax.find(m->vllmName);
-        contexts[m->name] =
-            it == setAbsmax.end() ? SchemeContext{} : m->scheme->codec()->contextForAbsmax(m->dtype, it->second);
+        contexts[m->name] = it == setAbsmax.end()
+                                ? SchemeContext{}
+                                : m->scheme->codec()->contextForAbsmax(m->dtype, it->second);
     }
     return contexts;
 }

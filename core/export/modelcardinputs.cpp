@@ -64,16 +64,17 @@ std::string schemeDetail(const QuantPlan& plan)
         for (const auto* s : schemes) {
             const auto it = plan.sizes.byScheme.find(std::string(s->name));
             const int modules = it == plan.sizes.byScheme.end() ? 0 : it->second.modules;
-            detail += (detail.back() == ':' ? " " : ", ") + std::string(s->name) + " for " + std::to_string(modules) +
-                      (modules == 1 ? " module" : " modules");
+            detail += (detail.back() == ':' ? " " : ", ") + std::string(s->name) + " for " +
+                      std::to_string(modules) + (modules == 1 ? " module" : " modules");
         }
         return detail;
     }
     const auto& s = schemes.empty() ? *plan.defaultScheme : *schemes.front();
     if (s.family == SchemeFamily::IntSymmetric || s.family == SchemeFamily::IntAsymmetric) {
         return std::to_string(s.bits) + "-bit weights, " +
-               (s.groupSize > 0 ? "group size " + std::to_string(s.groupSize) : std::string("per-channel")) + ", " +
-               (s.family == SchemeFamily::IntSymmetric ? "symmetric" : "asymmetric") + ", 16-bit activations";
+               (s.groupSize > 0 ? "group size " + std::to_string(s.groupSize) : std::string("per-channel")) +
+               ", " + (s.family == SchemeFamily::IntSymmetric ? "symmetric" : "asymmetric") +
+               ", 16-bit activations";
     }
     return std::string(s.summary);
 }

@@ -8,8 +8,8 @@ nlohmann::json quantizationConfig(const QuantPlan& plan)
 {
     auto groups = plan.groups;
     if (groups.empty()) { // nothing quantized: a well-formed config whose ignore list keeps every Linear
-        groups.push_back({plan.defaultScheme->quantizes() ? plan.defaultScheme : intSymmetricScheme(4, 128),
-                          {"Linear"}});
+        groups.push_back(
+            {plan.defaultScheme->quantizes() ? plan.defaultScheme : intSymmetricScheme(4, 128), {"Linear"}});
     }
     nlohmann::json configGroups = nlohmann::json::object();
     std::set<std::string> formats;
@@ -17,10 +17,8 @@ nlohmann::json quantizationConfig(const QuantPlan& plan)
         const auto& scheme = *groups[i].scheme;
         formats.insert(std::string(scheme.format));
         configGroups["group_" + std::to_string(i)] = {
-            {"format", scheme.format},
-            {"input_activations", scheme.inputActivationsConfig()},
-            {"output_activations", nullptr},
-            {"targets", groups[i].targets},
+            {"format", scheme.format},           {"input_activations", scheme.inputActivationsConfig()},
+            {"output_activations", nullptr},     {"targets", groups[i].targets},
             {"weights", scheme.weightsConfig()},
         };
     }

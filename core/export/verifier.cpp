@@ -5,9 +5,8 @@
 #include "core/plan/quantplan.h"
 #include "core/plan/vllmmatching.h"
 #include "core/quant/quanterror.h"
-#include "core/util/parallel.h"
-
 #include "core/quant/schemecodec.h"
+#include "core/util/parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -76,21 +75,24 @@ const WeightScheme* selectedScheme(const ReadQuantConfig& config, const std::vec
     const WeightScheme* first = nullptr;
     for (const FusedMapping* mapping : {&empty, &standardFusedMapping()}) {
         if (shouldIgnoreLayer(module.vllmName, ignore, *mapping).ignored) {
-            check.require(false, module.name, "quantized, but the ignore list makes vLLM expect a BF16 .weight '" +
-                                                  module.vllmName + "'");
+            check.require(false, module.name,
+                          "quantized, but the ignore list makes vLLM expect a BF16 .weight '" +
+                              module.vllmName + "'");
             return nullptr;
         }
         const int g = selectConfigGroup(config.groups, module.vllmName, module.vllmClass, *mapping);
         const auto* scheme = g < 0 ? nullptr : config.groups[static_cast<std::size_t>(g)].scheme;
         if (!check.require(scheme != nullptr, module.name,
                            "quantized, but no config group with a supported scheme selects its vLLM name '" +
-                               module.vllmName + "'" + (mapping == &empty ? "" : " (with packed_modules_mapping)"))) {
+                               module.vllmName + "'" +
+                               (mapping == &empty ? "" : " (with packed_modules_mapping)"))) {
             return nullptr;
         }
         if (first && first != scheme) {
             check.require(false, module.name,
-                          "vLLM selects " + std::string(first->name) + " without packed_modules_mapping but " +
-                              std::string(scheme->name) + " with it");
+                          "vLLM selects " + std::string(first->name) +
+                              " without packed_modules_mapping but " + std::string(scheme->name) +
+                              " with it");
             return nullptr;
         }
         first = scheme;
@@ -117,8 +119,8 @@ bool checkModuleTensors(const Checkpoint& output, const QuantizedModule& q, Chec
                                                written->info.shapeText()
                                          : ", missing"));
     }
-    for (const char* leftover : {"weight", "weight_zero_point", "weight_g_idx", "weight_global_scale", "weight_packed",
-                                 "weight_shape", "input_scale"}) {
+    for (const char* leftover : {"weight", "weight_zero_point", "weight_g_idx", "weight_global_scale",
+                                 "weight_packed", "weight_shape", "input_scale"}) {
         const bool expected = std::any_of(tensors.begin(), tensors.end(),
                                           [&](const EncodedTensor& t) { return t.suffix == leftover; });
         if (!expected) {
@@ -149,10 +151,12 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
     try {
         for (std::size_t i = 0; i < tensors.size(); ++i) {
             if (tensors[i].rowsPerEntry == 0) {
-                const auto expected = codec.constantBytes(tensors[i], info.shape[0], info.shape[1], q.context);
+                const auto expected =
+                    codec.constantBytes(tensors[i], info.shape[0], info.shape[1], q.context);
                 const auto bytes = output.bytes(*written[i]);
                 if (!check.require(std::equal(bytes.begin(), bytes.end(), expected.begin(), expected.end()),
-                                   q.module->name, tensors[i].suffix + " differs from a fresh quantization")) {
+                                   q.module->name,
+                                   tensors[i].suffix + " differs from a fresh quantization")) {
                     return;
                 }
             }
@@ -165,12 +169,13 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
                 }
                 const auto [offset, size] = tensors[i].rowRange(block->firstRow, block->rowCount);
                 actual.resize(static_cast<std::size_t>(size));
-                output.fileOf(*written[i]).read(written[i]->info, offset, std::span(actual.data(), actual.size()));
+                output.fileOf(*written[i])
+                    .read(written[i]->info, offset, std::span(actual.data(), actual.size()));
                 if (actual != parts[i]) {
                     check.require(false, q.module->name,
                                   tensors[i].suffix + " differs from a fresh " + std::string(q.scheme->name) +
-                                      " quantization of the source (rows from " + std::to_string(block->firstRow) +
-                                      ")");
+                                      " quantization of the source (rows from " +
+                                      std::to_string(block->firstRow) + ")");
                     return;
                 }
             }
@@ -184,7 +189,8 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
 
 /// The modules of @p plan quantized in @p output with their schemes; NVFP4 contexts from each fused set.
 std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Checkpoint& output,
-                                              const QuantPlan& plan, const ReadQuantConfig& config, Checker& check)
+                                              const QuantPlan& plan, const ReadQuantConfig& config,
+                                              Checker& check)
 {
     const auto ignore = compileEntries(config.ignore);
     std::vector<QuantizedModule> out;
@@ -194,7 +200,8 @@ std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Ch
         }
         const bool head = module.vllmName == "lm_head" && plan.architecture.kind == DraftArchitecture::Eagle3;
         if (!check.require(module.isLinear() || head, module.name,
-                           "quantized, but vLLM loads it as " + module.vllmClass + ", which cannot run quantized")) {
+                           "quantized, but vLLM loads it as " + module.vllmClass +
+                               ", which cannot run quantized")) {
             continue;
         }
         const auto* weight = source.find(module.weightTensor);
@@ -222,7 +229,8 @@ std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Ch
 }
 
 /// vLLM's view: the ignore list must select exactly the Linears left BF16, and fused groups must agree.
-void checkIgnoreList(const Checkpoint& output, const QuantPlan& plan, const ReadQuantConfig& config, Checker& check)
+void checkIgnoreList(const Checkpoint& output, const QuantPlan& plan, const ReadQuantConfig& config,
+                     Checker& check)
 {
     std::vector<std::string> layers;
     std::map<std::string, std::vector<const PlannedModule*>> byVllmName;
@@ -236,7 +244,8 @@ void checkIgnoreList(const Checkpoint& output, const QuantPlan& plan, const Read
         byVllmName[module.vllmName].push_back(&module);
     }
     for (const auto* mapping : {&standardFusedMapping(), static_cast<const FusedMapping*>(nullptr)}) {
-        const auto evaluation = evaluateIgnoreList(config.ignore, layers, mapping ? *mapping : FusedMapping{});
+        const auto evaluation =
+            evaluateIgnoreList(config.ignore, layers, mapping ? *mapping : FusedMapping{});
         for (const auto& invalid : evaluation.invalidEntries) {
             check.require(false, "config.json", "ignore entry does not compile: " + invalid);
         }
@@ -247,8 +256,8 @@ void checkIgnoreList(const Checkpoint& output, const QuantPlan& plan, const Read
             for (const auto* module : byVllmName[verdict.layer]) {
                 if (!isQuantizedIn(output, *module)) {
                     check.require(verdict.ignored, module->name,
-                                  "left BF16, but no ignore entry matches its vLLM name '" + verdict.layer + "'" +
-                                      (mapping ? "" : " (empty packed_modules_mapping)"));
+                                  "left BF16, but no ignore entry matches its vLLM name '" + verdict.layer +
+                                      "'" + (mapping ? "" : " (empty packed_modules_mapping)"));
                 }
             }
         }
@@ -316,7 +325,7 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
     const std::uint64_t total = source.totalBytes();
     for (const auto& q : modules) {
         for (const auto& t : q.scheme->codec()->tensors(q.weight->info.shape[0], q.weight->info.shape[1],
-                                                         q.weight->info.dtype)) {
+                                                        q.weight->info.dtype)) {
             accounted.insert(q.module->name + "." + t.suffix);
         }
         replacedSource.insert(q.module->weightTensor);
@@ -344,7 +353,8 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
         }
     }
     for (const auto& tensor : output.tensors()) {
-        check.require(accounted.contains(tensor.info.name), tensor.info.name, "unexpected tensor in the output");
+        check.require(accounted.contains(tensor.info.name), tensor.info.name,
+                      "unexpected tensor in the output");
     }
     if (config.problems.empty() || !config.groups.empty()) {
         checkIgnoreList(output, plan, config, check);

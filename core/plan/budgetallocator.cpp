@@ -44,17 +44,21 @@ BudgetAllocator::BudgetAllocator(SweepResult sweep, std::vector<double> alphas, 
         throw std::invalid_argument("one alpha per unit is needed");
     }
     const auto start = std::chrono::steady_clock::now();
-    const std::uint64_t otherFixed = m_kind == BudgetKind::Streamed ? m_sweep.bytesFixed : m_sweep.streamedFixed;
+    const std::uint64_t otherFixed =
+        m_kind == BudgetKind::Streamed ? m_sweep.bytesFixed : m_sweep.streamedFixed;
     std::vector<Node> current{{fixedCost(), otherFixed, 0.0, 0, 0}};
     std::vector<Node> next;
     for (std::size_t u = 0; u < m_sweep.units.size(); ++u) {
         const auto& unit = m_sweep.units[u];
-        // The unit's own Pareto set: by cost, each kept option strictly better in error than the cheaper ones.
+        // The unit's own Pareto set: by cost, each kept option strictly better in error than the cheaper
+        // ones.
         std::vector<std::uint32_t> order(unit.candidates.size());
         for (std::uint32_t i = 0; i < order.size(); ++i) {
             order[i] = i;
         }
-        auto errorOf = [&](std::uint32_t i) { return m_alphas[u] * unit.candidates[i].relErr * unit.candidates[i].relErr; };
+        auto errorOf = [&](std::uint32_t i) {
+            return m_alphas[u] * unit.candidates[i].relErr * unit.candidates[i].relErr;
+        };
         std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
             const auto ca = costOf(unit.candidates[a]);
             const auto cb = costOf(unit.candidates[b]);
@@ -67,7 +71,8 @@ BudgetAllocator::BudgetAllocator(SweepResult sweep, std::vector<double> alphas, 
             }
         }
         // Sum of the two Pareto sets, then the dominated points dropped. Each option shifts the (sorted)
-        // current frontier by a constant, so the sum is k sorted runs: merge them pairwise instead of sorting.
+        // current frontier by a constant, so the sum is k sorted runs: merge them pairwise instead of
+        // sorting.
         const auto before = [](const Node& a, const Node& b) {
             if (a.cost != b.cost) {
                 return a.cost < b.cost;
@@ -83,7 +88,8 @@ BudgetAllocator::BudgetAllocator(SweepResult sweep, std::vector<double> alphas, 
             const auto add = costOf(c);
             const auto err = errorOf(i);
             for (std::uint32_t p = 0; p < current.size(); ++p) {
-                next.push_back({current[p].cost + add, current[p].other + other, current[p].error + err, p, i});
+                next.push_back(
+                    {current[p].cost + add, current[p].other + other, current[p].error + err, p, i});
             }
             runs.push_back(next.size());
         }
@@ -216,7 +222,8 @@ std::optional<FrontierPoint> BudgetAllocator::evaluate(const QuantPlan& plan, st
         const auto* scheme = lead->decision == PlanDecision::Quantize ? lead->scheme : &keepScheme();
         const auto* c = unit.candidate(scheme);
         if (!c) {
-            return fail(unit.name + " takes " + std::string(scheme->name) + ", which the sweep did not measure for it" +
+            return fail(unit.name + " takes " + std::string(scheme->name) +
+                        ", which the sweep did not measure for it" +
                         (unit.fixed() ? " (" + unit.fixedReason + ")" : std::string()));
         }
         p.weightedError += m_alphas[u] * c->relErr * c->relErr;
@@ -256,7 +263,8 @@ std::vector<double> resolveAlphas(const SweepResult& sweep, const std::vector<st
         }
         for (std::size_t u = 0; u < sweep.units.size(); ++u) {
             const auto names = namesOf(sweep.units[u]);
-            if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return entry.matches(n); })) {
+            if (std::any_of(names.begin(), names.end(),
+                            [&](const std::string& n) { return entry.matches(n); })) {
                 alphas[u] = value;
             }
         }
@@ -286,7 +294,8 @@ std::uint64_t streamedBudgetForMs(const SweepResult& sweep, const TimingInputs& 
     } else if (inputs.bandwidthGBps && *inputs.bandwidthGBps > 0) {
         bytes = ms * 1e-3 * *inputs.bandwidthGBps * 1e9;
     } else {
-        throw std::invalid_argument("a drafter-time budget needs --drafter-ms (measured) or --bandwidth-gbps / --device");
+        throw std::invalid_argument(
+            "a drafter-time budget needs --drafter-ms (measured) or --bandwidth-gbps / --device");
     }
     return bytes >= static_cast<double>(std::numeric_limits<std::uint64_t>::max())
                ? std::numeric_limits<std::uint64_t>::max()
@@ -304,7 +313,8 @@ QuantPlan makeAllocationPlan(const nlohmann::json& config, const std::vector<Ten
             const auto* m = plan.findModule(name);
             const auto* got = m && m->decision == PlanDecision::Quantize ? m->scheme : &keepScheme();
             if (problem.empty() && got != choice.scheme) {
-                problem = name + " got " + std::string(got->name) + " instead of " + std::string(choice.scheme->name);
+                problem = name + " got " + std::string(got->name) + " instead of " +
+                          std::string(choice.scheme->name);
             }
         }
     }
@@ -312,7 +322,8 @@ QuantPlan makeAllocationPlan(const nlohmann::json& config, const std::vector<Ten
                             plan.sizes.bytesAfter != allocation.point.bytes)) {
         problem = "the plan streams " + std::to_string(plan.sizes.streamedAfter) + " bytes and holds " +
                   std::to_string(plan.sizes.bytesAfter) + ", the allocation predicted " +
-                  std::to_string(allocation.point.streamedBytes) + " and " + std::to_string(allocation.point.bytes);
+                  std::to_string(allocation.point.streamedBytes) + " and " +
+                  std::to_string(allocation.point.bytes);
     }
     if (!problem.empty()) {
         const auto message = "internal: the allocation's plan differs from the allocation: " + problem;

@@ -29,7 +29,8 @@ std::vector<Unit> unitsOf(const std::vector<PlannedModule>& modules)
             continue;
         }
         index[m.vllmName] = units.size();
-        units.push_back({m.vllmName, m.vllmClass, m.vllmAliases, m.scheme, m.decision == PlanDecision::Quantize});
+        units.push_back(
+            {m.vllmName, m.vllmClass, m.vllmAliases, m.scheme, m.decision == PlanDecision::Quantize});
     }
     return units;
 }
@@ -83,8 +84,9 @@ std::string checkGroups(const std::vector<ConfigGroup>& groups, const std::vecto
                 const int selected = selectConfigGroup(groups, name, u.className, *mapping);
                 if (selected < 0 || groups[static_cast<std::size_t>(selected)].scheme != u.scheme) {
                     return "config groups give " + name + " " +
-                           (selected < 0 ? std::string("no scheme")
-                                         : std::string(groups[static_cast<std::size_t>(selected)].scheme->name)) +
+                           (selected < 0
+                                ? std::string("no scheme")
+                                : std::string(groups[static_cast<std::size_t>(selected)].scheme->name)) +
                            " instead of " + std::string(u.scheme->name) +
                            (mapping == &empty ? "" : " with packed_modules_mapping");
                 }
@@ -157,8 +159,8 @@ ConfigGroupList buildConfigGroups(const std::vector<PlannedModule>& modules)
     return list;
 }
 
-int selectConfigGroup(const std::vector<ConfigGroup>& groups, std::string_view layer, std::string_view className,
-                      const FusedMapping& mapping)
+int selectConfigGroup(const std::vector<ConfigGroup>& groups, std::string_view layer,
+                      std::string_view className, const FusedMapping& mapping)
 {
     // target_scheme_map: dict order of first appearance, the last group naming a target owns it.
     std::vector<std::pair<MatchEntry, int>> dict;

@@ -33,7 +33,7 @@ ConfigGroupList buildConfigGroups(const std::vector<PlannedModule>& modules);
 /// @brief vLLM's `get_scheme_dict` for one Linear layer not ignored: the index of the group whose
 /// targets select @p layer (name/regex targets first in dict order, a later group owning a repeated
 /// target string; then the class name; then, with a non-empty @p mapping, agreeing shard matches), or -1.
-int selectConfigGroup(const std::vector<ConfigGroup>& groups, std::string_view layer, std::string_view className,
-                      const FusedMapping& mapping);
+int selectConfigGroup(const std::vector<ConfigGroup>& groups, std::string_view layer,
+                      std::string_view className, const FusedMapping& mapping);
 
 } // namespace spark

@@ -56,14 +56,15 @@ const std::vector<LintRule>& lintRules()
         {"invalid-scheme-rule", "A --scheme rule is not ENTRY=SCHEME with a known scheme name."},
         {"scheme-unmatched",
          "A scheme rule you added matches no vLLM module name (names are exact unless they start with re:)."},
-        {"lm-head-quantized",
-         "A quantized lm_head needs a vLLM that passes quant_config to the draft's ParallelLMHead (EAGLE-3 since "
-         "vllm#37280) and the V1 model runner."},
+        {"lm-head-quantized", "A quantized lm_head needs a vLLM that passes quant_config to the draft's "
+                              "ParallelLMHead (EAGLE-3 since "
+                              "vllm#37280) and the V1 model runner."},
         {"fp8-activations",
          "FP8_DYNAMIC quantizes activations per token at run time; FP8 weight-only has no usable kernel on "
          "recent GPUs."},
         {"nvfp4-global-scale", "NVFP4 fused sets share one global scale, because vLLM uses the largest one."},
-        {"kernels", "Which vLLM kernel serves each scheme on sm_90 (H100/H200) and sm_121 (GB10, DGX Spark)."},
+        {"kernels",
+         "Which vLLM kernel serves each scheme on sm_90 (H100/H200) and sm_121 (GB10, DGX Spark)."},
         {"sglang-multi-group", "SGLang may load a checkpoint with several config groups unquantized."},
         {"config-groups-selfcheck",
          "The generated config groups do not give every quantized module its scheme under vLLM's group "

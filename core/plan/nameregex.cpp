@@ -14,8 +14,6 @@ std::string leafOf(std::string_view name)
     return std::string(dot == std::string_view::npos ? name : name.substr(dot + 1));
 }
 
-
-
 std::string leafAlternation(const std::string& leaf)
 {
     const auto& mapping = standardFusedMapping();
@@ -45,7 +43,6 @@ std::string leafAlternation(const std::string& leaf)
     }
     return group + ")" + escapeRegex(leaf.substr(leaf.size() - common));
 }
-
 
 std::string exactEntry(const std::string& vllmName)
 {

@@ -94,23 +94,29 @@ struct SchemeRule
     const WeightScheme* scheme = nullptr;
     std::string source;
 
-    std::string describe() const { return "scheme rule '" + entry.text() + "=" + std::string(scheme->name) + "' (" + source + ")"; }
+    std::string describe() const
+    {
+        return "scheme rule '" + entry.text() + "=" + std::string(scheme->name) + "' (" + source + ")";
+    }
 };
 
 /// Parses and previews the preset's rules, then the user's; bad ones become errors and are dropped.
-std::vector<SchemeRule> compileSchemeRules(const std::vector<std::string>& presetRules, const std::string& presetSource,
+std::vector<SchemeRule> compileSchemeRules(const std::vector<std::string>& presetRules,
+                                           const std::string& presetSource,
                                            const std::vector<std::string>& userRules,
-                                           const std::vector<DraftModule>& described, QuantPlan& plan, LintSink& lint)
+                                           const std::vector<DraftModule>& described, QuantPlan& plan,
+                                           LintSink& lint)
 {
     std::vector<SchemeRule> rules;
     auto addAll = [&](const std::vector<std::string>& texts, const std::string& source, bool user) {
         for (const auto& text : texts) {
             const auto equals = text.rfind('=');
-            const auto* scheme = equals == std::string::npos ? nullptr : findWeightScheme(text.substr(equals + 1));
+            const auto* scheme =
+                equals == std::string::npos ? nullptr : findWeightScheme(text.substr(equals + 1));
             if (!scheme || equals == 0) {
                 lint.add("invalid-scheme-rule", LintSeverity::Error, {text},
-                         "scheme rule '" + text + "' (" + source + ") is not ENTRY=SCHEME with SCHEME one of " +
-                             weightSchemeNames(),
+                         "scheme rule '" + text + "' (" + source +
+                             ") is not ENTRY=SCHEME with SCHEME one of " + weightSchemeNames(),
                          "schemes-spec §1");
                 continue;
             }
@@ -160,35 +166,41 @@ const SchemeRule* lastMatchingRule(const std::vector<SchemeRule>& rules, const s
 /// passes quant_config to it (vllm#37280); DFlash and DSpark build it without one.
 void applyHeadRule(QuantPlan& plan, PlannedModule& head, const std::vector<SchemeRule>& rules, LintSink& lint)
 {
-    const auto it = std::find_if(rules.rbegin(), rules.rend(),
-                                 [](const SchemeRule& r) { return !r.entry.isRegex() && r.entry.text() == "lm_head"; });
+    const auto it = std::find_if(rules.rbegin(), rules.rend(), [](const SchemeRule& r) {
+        return !r.entry.isRegex() && r.entry.text() == "lm_head";
+    });
     if (it == rules.rend() || !it->scheme->quantizes()) {
         return;
     }
     const auto& scheme = *it->scheme;
     if (plan.architecture.kind != DraftArchitecture::Eagle3) {
         lint.add("lm-head", LintSeverity::Warning, {head.name},
-                 it->describe() + " is ignored: vLLM builds this architecture's lm_head without quant_config, so "
-                                  "it cannot load a quantized one; lm_head stays BF16.",
+                 it->describe() +
+                     " is ignored: vLLM builds this architecture's lm_head without quant_config, so "
+                     "it cannot load a quantized one; lm_head stays BF16.",
                  "schemes-spec §5.2 rule 4");
         return;
     }
-    const auto shape = scheme.shapeProblem(head.outFeatures, head.inFeatures, TensorSplit::Output, plan.tpDegree);
+    const auto shape =
+        scheme.shapeProblem(head.outFeatures, head.inFeatures, TensorSplit::Output, plan.tpDegree);
     if (!isQuantizableFloat(head.dtype) || !shape.empty()) {
         lint.add("kernel-shape", LintSeverity::Warning, {head.name},
-                 "lm_head stays BF16: " + (shape.empty() ? std::string("its dtype cannot be quantized") : shape) + ".",
+                 "lm_head stays BF16: " +
+                     (shape.empty() ? std::string("its dtype cannot be quantized") : shape) + ".",
                  "schemes-spec §6.1");
         return;
     }
     head.decision = PlanDecision::Quantize;
     head.scheme = &scheme;
     head.reason = std::string(scheme.name) + ": " + it->describe();
-    lint.add("lm-head-quantized", scheme.family == SchemeFamily::Nvfp4 ? LintSeverity::Warning : LintSeverity::Info,
-             {head.name},
+    lint.add("lm-head-quantized",
+             scheme.family == SchemeFamily::Nvfp4 ? LintSeverity::Warning : LintSeverity::Info, {head.name},
              "lm_head is quantized (" + std::string(scheme.name) +
-                 "): it needs a vLLM with vllm#37280 and the V1 model runner (the V2 runner crashes on a quantized "
+                 "): it needs a vLLM with vllm#37280 and the V1 model runner (the V2 runner crashes on a "
+                 "quantized "
                  "draft lm_head, vllm#53104); the head's error lands directly on the draft logits" +
-                 (scheme.family == SchemeFamily::Nvfp4 ? "; NVFP4 lm_head hits vllm#52434 on GB10" : "") + ".",
+                 (scheme.family == SchemeFamily::Nvfp4 ? "; NVFP4 lm_head hits vllm#52434 on GB10" : "") +
+                 ".",
              "vllm#37280");
 }
 
@@ -204,21 +216,23 @@ void lintSchemes(const QuantPlan& plan, LintSink& lint)
     for (const auto& [scheme, modules] : byScheme) {
         if (scheme->groupSize == 32) {
             lint.add("kernel-group-size", LintSeverity::Info, modules,
-                     std::string(scheme->name) +
-                         ": group size 32 runs on Marlin only: Machete (chosen first on H100/H200) supports -1, 64 "
-                         "and 128.",
+                     std::string(scheme->name) + ": group size 32 runs on Marlin only: Machete (chosen first "
+                                                 "on H100/H200) supports -1, 64 "
+                                                 "and 128.",
                      "format-spec §4.6");
         }
         if (scheme->family == SchemeFamily::Fp8) {
-            lint.add("fp8-activations", LintSeverity::Info, modules,
-                     "FP8_DYNAMIC quantizes activations per token at run time (W8A8, CUTLASS FP8, compute "
-                     "capability >= 8.9): weight-only FP8 is avoided because its only kernel is Marlin FP8, which "
-                     "vLLM refuses on sm_89+ unless forced (vllm#52543).",
-                     "schemes-spec §5.2 rule 6");
+            lint.add(
+                "fp8-activations", LintSeverity::Info, modules,
+                "FP8_DYNAMIC quantizes activations per token at run time (W8A8, CUTLASS FP8, compute "
+                "capability >= 8.9): weight-only FP8 is avoided because its only kernel is Marlin FP8, which "
+                "vLLM refuses on sm_89+ unless forced (vllm#52543).",
+                "schemes-spec §5.2 rule 6");
         }
         if (scheme->family == SchemeFamily::Nvfp4) {
             lint.add("nvfp4-global-scale", LintSeverity::Info, modules,
-                     "NVFP4A16: fused q/k/v and gate/up share one global scale (vLLM uses the max per fused layer); "
+                     "NVFP4A16: fused q/k/v and gate/up share one global scale (vLLM uses the max per fused "
+                     "layer); "
                      "served by Marlin FP4 on sm_90 (no FP4 MMA on Hopper) and sm_121.",
                      "schemes-spec §3.4.1");
         }
@@ -228,10 +242,12 @@ void lintSchemes(const QuantPlan& plan, LintSink& lint)
     }
     std::string kernels;
     for (const auto& [scheme, modules] : byScheme) {
-        kernels += (kernels.empty() ? "" : "; ") + std::string(scheme->name) + " — sm_90: " +
-                   std::string(scheme->kernels.sm90) + ", sm_121: " + std::string(scheme->kernels.sm121);
+        kernels += (kernels.empty() ? "" : "; ") + std::string(scheme->name) +
+                   " — sm_90: " + std::string(scheme->kernels.sm90) +
+                   ", sm_121: " + std::string(scheme->kernels.sm121);
     }
-    lint.add("kernels", LintSeverity::Info, {}, "vLLM kernels (read, not run): " + kernels + ".", "schemes-spec §6.2");
+    lint.add("kernels", LintSeverity::Info, {}, "vLLM kernels (read, not run): " + kernels + ".",
+             "schemes-spec §6.2");
     if (byScheme.size() > 1) {
         lint.add("sglang-multi-group", LintSeverity::Info, {},
                  "several config groups: vLLM selects a scheme per module, but SGLang may load a multi-group "
@@ -356,8 +372,8 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         }
     }
 
-    const auto rules = compileSchemeRules(preset->schemes, "preset " + preset->name, options.schemes, described,
-                                          plan, lint);
+    const auto rules =
+        compileSchemeRules(preset->schemes, "preset " + preset->name, options.schemes, described, plan, lint);
 
     plan.modules.reserve(described.size());
     for (const auto& d : described) {
@@ -460,14 +476,17 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         // A rule naming only some shards of a fused set does not select it (vLLM decides the fused layer).
         for (const auto& rule : rules) {
             const bool someShard = std::any_of(members.begin(), members.end(), [&](std::size_t i) {
-                return plan.modules[i].vllmShardName != layer && rule.entry.matches(plan.modules[i].vllmShardName);
+                return plan.modules[i].vllmShardName != layer &&
+                       rule.entry.matches(plan.modules[i].vllmShardName);
             });
             if (someShard && lastMatchingRule({rule}, layer, lead) == nullptr) {
                 lint.add("fused-entry-mismatch", LintSeverity::Warning, names,
-                         rule.describe() + " names some shards of the fused " + lead.fusedGroup + " " + layer +
-                             " but not the fused layer, so it does not apply: vLLM decides the fused layer as one; "
-                             "match every shard (e.g. re:.*\\." + nameregex::leafAlternation(lead.fusedGroup) +
-                             "$).",
+                         rule.describe() + " names some shards of the fused " + lead.fusedGroup + " " +
+                             layer +
+                             " but not the fused layer, so it does not apply: vLLM decides the fused layer "
+                             "as one; "
+                             "match every shard (e.g. re:.*\\." +
+                             nameregex::leafAlternation(lead.fusedGroup) + "$).",
                          "schemes-spec §5.2 rule 3");
             }
         }

@@ -114,8 +114,8 @@ std::vector<const WeightScheme*> parseCandidates(const std::string& list)
         const auto name = list.substr(start, comma - start);
         const auto* scheme = findWeightScheme(name);
         if (!scheme) {
-            throw std::invalid_argument("unknown scheme '" + name + "' in the candidates (known: " +
-                                        weightSchemeNames() + ")");
+            throw std::invalid_argument("unknown scheme '" + name +
+                                        "' in the candidates (known: " + weightSchemeNames() + ")");
         }
         if (scheme->quantizes() && std::find(out.begin(), out.end(), scheme) == out.end()) {
             out.push_back(scheme);
@@ -129,7 +129,8 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
                          const SweepOptions& options)
 {
     if (!options.device.empty() && options.device != "gb10" && options.device != "h200") {
-        throw std::invalid_argument("unknown device '" + options.device + "' (known: " + sweepDeviceNames() + ")");
+        throw std::invalid_argument("unknown device '" + options.device + "' (known: " + sweepDeviceNames() +
+                                    ")");
     }
     SweepResult sweep;
     sweep.plan = options.plan;
@@ -184,8 +185,9 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
             unit.weights.push_back(m->weightTensor);
         }
         unit.baseScheme = members.front()->scheme;
-        const bool userNamed = std::any_of(members.begin(), members.end(),
-                                           [&](const PlannedModule* m) { return pinned.count(m->name) != 0; });
+        const bool userNamed = std::any_of(members.begin(), members.end(), [&](const PlannedModule* m) {
+            return pinned.count(m->name) != 0;
+        });
         if (userNamed) {
             unit.fixedReason = "named by a --scheme or --ignore entry: " + members.front()->reason;
             unit.candidates.push_back(costOf(members, *unit.baseScheme));
@@ -212,7 +214,8 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
             }
         }
         if (unit.candidates.size() == 1) {
-            unit.fixedReason = "must stay BF16: " + (keptBecause.empty() ? std::string("no candidate") : keptBecause);
+            unit.fixedReason =
+                "must stay BF16: " + (keptBecause.empty() ? std::string("no candidate") : keptBecause);
         }
         sweep.units.push_back(std::move(unit));
     }
@@ -269,7 +272,8 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
     auto advance = [&](std::uint64_t bytes, const CheckpointTensor& t) {
         done += bytes;
         if (!reportProgress(progress, done, total)) {
-            throw IoError(IoErrorKind::Cancelled, checkpoint.fileOf(t).path().string(), "cancelled", t.info.name);
+            throw IoError(IoErrorKind::Cancelled, checkpoint.fileOf(t).path().string(), "cancelled",
+                          t.info.name);
         }
     };
 
@@ -297,8 +301,12 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
                     m.data = next;
                     next += info.byteSize();
                     file.read(info, 0, std::span(m.data, info.byteSize()));
-                    const WeightRows whole{info.dtype, m.data, static_cast<std::size_t>(info.shape.at(0)),
-                                           static_cast<std::size_t>(info.shape.at(1)), 0, info.name};
+                    const WeightRows whole{info.dtype,
+                                           m.data,
+                                           static_cast<std::size_t>(info.shape.at(0)),
+                                           static_cast<std::size_t>(info.shape.at(1)),
+                                           0,
+                                           info.name};
                     setAbsmax = std::max(setAbsmax, simdAbsmax(whole));
                 } else if (absmaxFirst) {
                     RowChunkReader reader(checkpoint, *m.tensor);
@@ -317,8 +325,9 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
             const auto& file = checkpoint.fileOf(*m.tensor);
             std::vector<SchemeContext> contexts;
             for (const auto* s : schemes) {
-                contexts.push_back(s->codec()->usesGlobalScale() ? s->codec()->contextForAbsmax(info.dtype, setAbsmax)
-                                                                 : SchemeContext{});
+                contexts.push_back(s->codec()->usesGlobalScale()
+                                       ? s->codec()->contextForAbsmax(info.dtype, setAbsmax)
+                                       : SchemeContext{});
             }
             const auto rows = info.shape.at(0);
             const auto cols = static_cast<std::size_t>(info.shape.at(1));
@@ -326,9 +335,11 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
                 SchemeSweepAccumulator acc(schemes, contexts, rows, cols);
                 if (buffered) {
                     const std::size_t rowBytes = cols * (dtypeBits(info.dtype) / 8);
-                    const std::size_t blockRows = std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(rowBytes, 1));
+                    const std::size_t blockRows =
+                        std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(rowBytes, 1));
                     for (std::uint64_t first = 0; first < rows; first += blockRows) {
-                        const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(blockRows, rows - first));
+                        const auto count =
+                            static_cast<std::size_t>(std::min<std::uint64_t>(blockRows, rows - first));
                         acc.addRows({info.dtype, m.data + first * rowBytes, count, cols, first, info.name},
                                     threads);
                         advance(count * rowBytes, *m.tensor);
@@ -365,9 +376,11 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
             }
             const auto i = static_cast<std::size_t>(it - schemes.begin());
             if (nonFinite[i] > 0) {
-                // D overflows the dtype (an int4 -8·s past the dtype's max): unusable unless the user pinned it.
+                // D overflows the dtype (an int4 -8·s past the dtype's max): unusable unless the user pinned
+                // it.
                 if (!unit.fixed()) {
-                    unit.excluded.push_back(std::string(c.scheme->name) + ": " + std::to_string(nonFinite[i]) +
+                    unit.excluded.push_back(std::string(c.scheme->name) + ": " +
+                                            std::to_string(nonFinite[i]) +
                                             " dequantized values overflow the dtype in " + overflowIn[i]);
                     continue;
                 }
@@ -388,7 +401,8 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
     reportProgress(progress, total, total);
 }
 
-SweepResult sweepCheckpoint(const Checkpoint& checkpoint, const SweepOptions& options, const ProgressFn& progress)
+SweepResult sweepCheckpoint(const Checkpoint& checkpoint, const SweepOptions& options,
+                            const ProgressFn& progress)
 {
     std::vector<TensorInfo> infos;
     infos.reserve(checkpoint.tensors().size());

@@ -5,8 +5,8 @@
 #include "core/progress.h"
 #include "core/quant/weightscheme.h"
 
-#include <nlohmann/json.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,10 +17,11 @@ namespace spark {
 struct SweepCandidate
 {
     const WeightScheme* scheme = &keepScheme();
-    std::uint64_t streamedBytes = 0; ///< bytes of the unit's weights one draft step streams (gathers excluded)
-    std::uint64_t bytes = 0;         ///< bytes of the unit's weights in the checkpoint (scales, shapes included)
-    double sqErr = 0;                ///< Σ (W - D)² over the unit's weights (float64); 0 for BF16
-    double relErr = 0;               ///< sqrt(sqErr / sqNorm) of the unit; 0 for BF16 and all-zero weights
+    std::uint64_t streamedBytes =
+        0;                   ///< bytes of the unit's weights one draft step streams (gathers excluded)
+    std::uint64_t bytes = 0; ///< bytes of the unit's weights in the checkpoint (scales, shapes included)
+    double sqErr = 0;        ///< Σ (W - D)² over the unit's weights (float64); 0 for BF16
+    double relErr = 0;       ///< sqrt(sqErr / sqNorm) of the unit; 0 for BF16 and all-zero weights
 };
 
 /// @brief A decision unit as vLLM decides it: one Linear, or a fused q/k/v or gate/up set.
@@ -53,8 +54,8 @@ struct SweepOptions
     std::vector<const WeightScheme*> candidates; ///< empty: every product scheme
     std::string device;                          ///< "", "gb10" or "h200": only schemes with a kernel there
     unsigned threads = 0;                        ///< 0: every core
-    /// A unit whose weights fit here is read once into memory (NVFP4 needs the set's absmax before any error);
-    /// a larger one is read twice when NVFP4 is a candidate.
+    /// A unit whose weights fit here is read once into memory (NVFP4 needs the set's absmax before any
+    /// error); a larger one is read twice when NVFP4 is a candidate.
     std::uint64_t unitBufferBytes = std::uint64_t{768} << 20;
 };
 

@@ -2,7 +2,6 @@
 
 #include "core/io/ioerror.h"
 #include "core/quant/quanterror.h"
-
 #include "core/quant/schemecodec.h"
 
 #include <algorithm>
@@ -26,7 +25,8 @@ void forEachBlock(const SafetensorsFile& file, const TensorInfo& tensor, std::si
             buffer.resize(count * rowBytes);
         }
         file.read(tensor, first * rowBytes, std::span(buffer.data(), count * rowBytes));
-        body(WeightRows{tensor.dtype, buffer.data(), count, cols, first, tensor.name}, (first + count) * rowBytes);
+        body(WeightRows{tensor.dtype, buffer.data(), count, cols, first, tensor.name},
+             (first + count) * rowBytes);
     }
 }
 
@@ -62,7 +62,8 @@ TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& te
     const auto& scheme = analyzedScheme(options, tensor.name);
     SchemeContext ctx = context.value_or(SchemeContext{});
     if (!context && scheme.quantizes() && scheme.codec()->usesGlobalScale()) {
-        ctx = scheme.codec()->contextForAbsmax(tensor.dtype, tensorAbsmax(file, tensor, options.chunkBytes, buffer));
+        ctx = scheme.codec()->contextForAbsmax(tensor.dtype,
+                                               tensorAbsmax(file, tensor, options.chunkBytes, buffer));
     }
     ErrorStatsAccumulator acc(scheme, tensor.shape[0], tensor.shape[1], ctx);
     forEachBlock(file, tensor, options.chunkBytes, buffer, [&](const WeightRows& block, std::uint64_t done) {
@@ -88,10 +89,12 @@ std::vector<TensorAnalysis> analyzeCheckpoint(const Checkpoint& checkpoint, cons
     for (const auto& t : checkpoint.tensors()) {
         const auto& scheme = analyzedScheme(options, t.info.name);
         const auto set = options.fusedSetOf.find(t.info.name);
-        if (set != options.fusedSetOf.end() && isAnalyzable(t.info, scheme) && scheme.codec()->usesGlobalScale()) {
+        if (set != options.fusedSetOf.end() && isAnalyzable(t.info, scheme) &&
+            scheme.codec()->usesGlobalScale()) {
             try {
-                setAbsmax[set->second] = std::max(setAbsmax[set->second],
-                                                  tensorAbsmax(checkpoint.fileOf(t), t.info, options.chunkBytes, buffer));
+                setAbsmax[set->second] =
+                    std::max(setAbsmax[set->second],
+                             tensorAbsmax(checkpoint.fileOf(t), t.info, options.chunkBytes, buffer));
             } catch (const QuantError&) {
                 // The member's own analysis reports its NaN/Inf below.
             }
@@ -103,7 +106,8 @@ std::vector<TensorAnalysis> analyzeCheckpoint(const Checkpoint& checkpoint, cons
         if (!isAnalyzable(t.info, scheme)) {
             continue;
         }
-        TensorAnalysis a{t.info.name, checkpoint.fileNameOf(t), t.info.dtype, t.info.shape, &scheme, std::nullopt, {}};
+        TensorAnalysis a{
+            t.info.name, checkpoint.fileNameOf(t), t.info.dtype, t.info.shape, &scheme, std::nullopt, {}};
         const auto base = done;
         const ProgressFn tensorProgress = [&](std::uint64_t bytes, std::uint64_t) {
             return reportProgress(progress, base + bytes, total);

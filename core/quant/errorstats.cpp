@@ -35,7 +35,8 @@ const WeightScheme& checkedIntScheme(const QuantScheme& scheme)
 const WeightScheme& checkedQuantizing(const WeightScheme& scheme)
 {
     if (!scheme.quantizes()) {
-        throw QuantError(QuantErrorKind::InvalidScheme, "BF16 keeps the weight: there is no error to measure");
+        throw QuantError(QuantErrorKind::InvalidScheme,
+                         "BF16 keeps the weight: there is no error to measure");
     }
     return scheme;
 }
@@ -48,8 +49,8 @@ ErrorStatsAccumulator::ErrorStatsAccumulator(const QuantScheme& scheme, std::uin
 {
 }
 
-ErrorStatsAccumulator::ErrorStatsAccumulator(const WeightScheme& scheme, std::uint64_t rows, std::uint64_t cols,
-                                             const SchemeContext& context)
+ErrorStatsAccumulator::ErrorStatsAccumulator(const WeightScheme& scheme, std::uint64_t rows,
+                                             std::uint64_t cols, const SchemeContext& context)
     : m_scheme(&checkedQuantizing(scheme)), m_context(context), m_rows(rows), m_cols(cols),
       m_qHist(static_cast<std::size_t>(scheme.codec()->codeCount())), m_weightHist(kernels::kWeightBins),
       m_errorHist(kernels::kErrorBins + 1), m_absErrHist(kernels::kAbsErrBins + 1)
@@ -155,7 +156,8 @@ TensorErrorStats computeErrorStats(const WeightRows& rows, const QuantScheme& sc
 }
 
 TensorErrorStats computeErrorStats(const WeightRows& rows, const WeightScheme& scheme,
-                                   const SchemeContext& context, unsigned threads, const QuantBackend* backend)
+                                   const SchemeContext& context, unsigned threads,
+                                   const QuantBackend* backend)
 {
     // The accumulator expects blocks from row 0; a block that starts later is measured alone and its
     // errors are renamed with the block's own first row.

@@ -2,8 +2,8 @@
 
 #include "core/quant/schemecodec.h"
 #include "core/quant/statskernels.h"
-#include "core/quant/weightscheme.h"
 #include "core/quant/weightrows.h"
+#include "core/quant/weightscheme.h"
 
 #include <cstdint>
 #include <optional>
@@ -47,14 +47,14 @@ struct TensorErrorStats
     std::optional<double> errOverMeanAbsW; ///< mean |W-D| / mean |W|
     std::optional<double> snrDb;           ///< 10 log10(Σw² / Σ(w-D)²); absent if the error is 0
     double meanAbsW = 0;
-    double sqNorm = 0;          ///< Σ w² (float64): errors of fused sets and whole plans add up from these
+    double sqNorm = 0;           ///< Σ w² (float64): errors of fused sets and whole plans add up from these
     std::optional<double> sqErr; ///< Σ (w - D)² (float64); absent when D is not finite
 
     /// Count of each stored code: q - qMin for integer schemes (16 bins 4-bit, 256 bins 8-bit), the FP8
     /// code byte (256 bins), the FP4 nibble (16 bins).
     std::vector<std::uint64_t> qHist;
-    FixedHistogram weightHist;        ///< w/s (scaled weight), 64 bins over the scheme's grid range
-    FixedHistogram errorHist;         ///< (W-D)/s (error in units of the group scale), 64 bins over ±0.64
+    FixedHistogram weightHist; ///< w/s (scaled weight), 64 bins over the scheme's grid range
+    FixedHistogram errorHist;  ///< (W-D)/s (error in units of the group scale), 64 bins over ±0.64
 };
 
 /// @brief Accumulates TensorErrorStats of one `[rows, cols]` weight fed in consecutive row blocks,

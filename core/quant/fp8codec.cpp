@@ -16,8 +16,9 @@ class Fp8Codec final : public SchemeCodec
         return {{"weight", DType::F8_E4M3, {out, in}, 1}, {"weight_scale", dtype, {out, 1}, 1}};
     }
 
-    void encode(const WeightRows& rows, const SchemeContext& context, std::vector<std::vector<std::byte>>& parts,
-                const QuantBackend& /*backend*/, unsigned threads) const override
+    void encode(const WeightRows& rows, const SchemeContext& context,
+                std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                unsigned threads) const override
     {
         codec::validateRows(rows, -1);
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);

@@ -43,7 +43,8 @@ inline std::uint8_t e2m1FromFloat(float x)
     // The index is the number of rounding boundaries below |x|; "<" or "<=" at each boundary sends its
     // tie to the even neighbour. Comparisons, not branches: the data decides them at random.
     const float a = std::fabs(x);
-    const int index = (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
+    const int index =
+        (a > 0.25f) + (a >= 0.75f) + (a > 1.25f) + (a >= 1.75f) + (a > 2.5f) + (a >= 3.5f) + (a > 5.0f);
     return static_cast<std::uint8_t>((x < 0.0f ? 0x8 : 0x0) | index);
 }
 

@@ -15,8 +15,10 @@ constexpr std::size_t kRowsPerZeroWord = 8; // 4-bit zero points, 8 rows per int
 /// x = rnd(rnd(w / s) + zp) in the dtype, then q = clamp(rint(x), -8, 7).
 int quantizeAsym(DType dt, float w, const codec::AsymGroupParams& p)
 {
-    const float x = rtn::roundToDType(dt, rtn::roundToDType(dt, w / p.scale) + static_cast<float>(p.zeroPoint));
-    return static_cast<int>(rtn::roundHalfEven(std::clamp(x, static_cast<float>(kQMin), static_cast<float>(kQMax))));
+    const float x =
+        rtn::roundToDType(dt, rtn::roundToDType(dt, w / p.scale) + static_cast<float>(p.zeroPoint));
+    return static_cast<int>(
+        rtn::roundHalfEven(std::clamp(x, static_cast<float>(kQMin), static_cast<float>(kQMax))));
 }
 
 class IntAsymmetricCodec final : public SchemeCodec
@@ -29,7 +31,9 @@ class IntAsymmetricCodec final : public SchemeCodec
         const auto groups = in / static_cast<std::uint64_t>(m_group);
         return {{"weight_packed", DType::I32, {out, (in + 7) / 8}, 1},
                 {"weight_scale", dtype, {out, groups}, 1},
-                {"weight_zero_point", DType::I32, {(out + kRowsPerZeroWord - 1) / kRowsPerZeroWord, groups},
+                {"weight_zero_point",
+                 DType::I32,
+                 {(out + kRowsPerZeroWord - 1) / kRowsPerZeroWord, groups},
                  kRowsPerZeroWord},
                 {"weight_shape", DType::I64, {2}, 0}};
     }
@@ -62,7 +66,8 @@ class IntAsymmetricCodec final : public SchemeCodec
                     codec::loadRow(rows, r, w.data());
                     for (std::size_t g = 0; g < groups; ++g) {
                         const std::size_t g0 = g * static_cast<std::size_t>(m_group);
-                        const auto p = codec::asymGroupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
+                        const auto p = codec::asymGroupParams(rows.dtype, w.data() + g0,
+                                                              static_cast<std::size_t>(m_group));
                         rtn::storeScale(rows.dtype, p.scale, parts[1].data() + (r * groups + g) * eb);
                         zeroWords[g] |= static_cast<std::uint32_t>(p.zeroPoint + 8) << (4 * t);
                         for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
@@ -73,7 +78,8 @@ class IntAsymmetricCodec final : public SchemeCodec
                     std::memcpy(parts[0].data() + r * words * 4, packed.data(), words * 4);
                 }
                 for (std::size_t g = 0; g < groups; ++g) {
-                    codec::storeI32(parts[2].data(), unit * groups + g, static_cast<std::int32_t>(zeroWords[g]));
+                    codec::storeI32(parts[2].data(), unit * groups + g,
+                                    static_cast<std::int32_t>(zeroWords[g]));
                 }
             }
         });
@@ -92,8 +98,8 @@ class IntAsymmetricCodec final : public SchemeCodec
             for (std::size_t k = 0; k < cols; ++k) {
                 const std::size_t g = k / static_cast<std::size_t>(m_group);
                 const float s = rtn::loadScale(dtype, parts[1].data(), r * groups + g);
-                const auto word = static_cast<std::uint32_t>(
-                    codec::loadI32(parts[2], (r / kRowsPerZeroWord) * groups + g));
+                const auto word =
+                    static_cast<std::uint32_t>(codec::loadI32(parts[2], (r / kRowsPerZeroWord) * groups + g));
                 const int zp = static_cast<int>((word >> (4 * (r % kRowsPerZeroWord))) & 0xFu) - 8;
                 out[r * cols + k] = rtn::roundToDType(dtype, static_cast<float>(q[k] - zp) * s);
             }
@@ -108,11 +114,13 @@ class IntAsymmetricCodec final : public SchemeCodec
         codec::loadRow(rows, r, w.data());
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += static_cast<std::size_t>(m_group)) {
-            const auto p = codec::asymGroupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
+            const auto p =
+                codec::asymGroupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
             epsGroups += p.eps;
             for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
                 const int q = quantizeAsym(rows.dtype, w[k], p);
-                out[k] = {static_cast<float>(q - p.zeroPoint), p.scale, static_cast<std::uint16_t>(q - kQMin)};
+                out[k] = {static_cast<float>(q - p.zeroPoint), p.scale,
+                          static_cast<std::uint16_t>(q - kQMin)};
             }
         }
         return epsGroups;
@@ -120,7 +128,10 @@ class IntAsymmetricCodec final : public SchemeCodec
 
     int codeCount() const override { return 16; }
     double gridRange() const override { return 16; } // w/s spans up to 15 steps on either side of zero
-    std::size_t groupsPerRow(std::size_t cols) const override { return cols / static_cast<std::size_t>(m_group); }
+    std::size_t groupsPerRow(std::size_t cols) const override
+    {
+        return cols / static_cast<std::size_t>(m_group);
+    }
 
   private:
     int m_group;

@@ -25,8 +25,8 @@ class IntSymmetricCodec final : public SchemeCodec
                 unsigned threads) const override
     {
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
-        backend.quantizeBlock(rows, m_scheme, parts[1].data(), reinterpret_cast<std::int32_t*>(parts[0].data()),
-                              threads);
+        backend.quantizeBlock(rows, m_scheme, parts[1].data(),
+                              reinterpret_cast<std::int32_t*>(parts[0].data()), threads);
     }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,

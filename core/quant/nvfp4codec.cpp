@@ -75,8 +75,9 @@ class Nvfp4Codec final : public SchemeCodec
         return {bits.begin(), bits.end()};
     }
 
-    void encode(const WeightRows& rows, const SchemeContext& context, std::vector<std::vector<std::byte>>& parts,
-                const QuantBackend& /*backend*/, unsigned threads) const override
+    void encode(const WeightRows& rows, const SchemeContext& context,
+                std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                unsigned threads) const override
     {
         codec::validateRows(rows, static_cast<int>(kGroup));
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);

@@ -107,9 +107,10 @@ void sizeParts(const std::vector<EncodedTensor>& tensors, const WeightRows& rows
 {
     parts.resize(tensors.size());
     for (std::size_t i = 0; i < tensors.size(); ++i) {
-        parts[i].resize(tensors[i].rowsPerEntry == 0
-                            ? 0
-                            : static_cast<std::size_t>(tensors[i].rowRange(rows.firstRow, rows.rowCount).second));
+        parts[i].resize(
+            tensors[i].rowsPerEntry == 0
+                ? 0
+                : static_cast<std::size_t>(tensors[i].rowRange(rows.firstRow, rows.rowCount).second));
     }
 }
 

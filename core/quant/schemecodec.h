@@ -42,9 +42,9 @@ struct SchemeContext
 /// D = round_to_dtype(f32(value · scale)) (schemes-spec §8 for every family).
 struct ElementCode
 {
-    float value = 0;         ///< the grid value: q (int), q - zp (asymmetric), the FP8 or FP4 value
-    float scale = 0;         ///< the effective scale of the element's group (float32)
-    std::uint16_t code = 0;  ///< the histogram bin of the stored code (0 .. codeCount() - 1)
+    float value = 0;        ///< the grid value: q (int), q - zp (asymmetric), the FP8 or FP4 value
+    float scale = 0;        ///< the effective scale of the element's group (float32)
+    std::uint16_t code = 0; ///< the histogram bin of the stored code (0 .. codeCount() - 1)
 };
 
 /// @brief The arithmetic of one scheme family, bit-exact with compressed-tensors (schemes-spec §3).

@@ -23,11 +23,14 @@ SchemeSweepAccumulator::SchemeSweepAccumulator(std::vector<const WeightScheme*> 
     }
     for (const auto* s : m_schemes) {
         if (!s || !s->quantizes()) {
-            throw QuantError(QuantErrorKind::InvalidScheme, "BF16 keeps the weight: there is no error to measure");
+            throw QuantError(QuantErrorKind::InvalidScheme,
+                             "BF16 keeps the weight: there is no error to measure");
         }
         if (s->groupSize > 0 && (cols == 0 || cols % static_cast<std::uint64_t>(s->groupSize) != 0)) {
-            throw QuantError(QuantErrorKind::BadShape, std::string(s->name) + ": tensor column shape must be divisible by the group size " +
-                                                           std::to_string(s->groupSize) + " but got " + std::to_string(cols));
+            throw QuantError(QuantErrorKind::BadShape,
+                             std::string(s->name) +
+                                 ": tensor column shape must be divisible by the group size " +
+                                 std::to_string(s->groupSize) + " but got " + std::to_string(cols));
         }
     }
 }
@@ -36,11 +39,13 @@ void SchemeSweepAccumulator::addRows(const WeightRows& rows, unsigned threads)
 {
     if (!isQuantizableFloat(rows.dtype)) {
         throw QuantError(QuantErrorKind::UnsupportedDType,
-                         "cannot quantize dtype " + std::string(dtypeName(rows.dtype)) + " (BF16, F16 or F32 needed)",
+                         "cannot quantize dtype " + std::string(dtypeName(rows.dtype)) +
+                             " (BF16, F16 or F32 needed)",
                          std::string(rows.tensor));
     }
     if (rows.cols != m_cols || rows.firstRow != m_rowsDone || m_rowsDone + rows.rowCount > m_rows) {
-        throw QuantError(QuantErrorKind::BadShape, "row block does not continue the tensor", std::string(rows.tensor));
+        throw QuantError(QuantErrorKind::BadShape, "row block does not continue the tensor",
+                         std::string(rows.tensor));
     }
     std::vector<kernels::SweepScheme> kernelSchemes;
     for (std::size_t i = 0; i < m_schemes.size(); ++i) {
@@ -82,7 +87,8 @@ float simdAbsmax(const WeightRows& rows)
 {
     if (!isQuantizableFloat(rows.dtype)) {
         throw QuantError(QuantErrorKind::UnsupportedDType,
-                         "cannot quantize dtype " + std::string(dtypeName(rows.dtype)) + " (BF16, F16 or F32 needed)",
+                         "cannot quantize dtype " + std::string(dtypeName(rows.dtype)) +
+                             " (BF16, F16 or F32 needed)",
                          std::string(rows.tensor));
     }
     std::size_t bad = kernels::kNoIndex;

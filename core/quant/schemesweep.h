@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/quant/schemecodec.h"
-#include "core/quant/weightscheme.h"
 #include "core/quant/weightrows.h"
+#include "core/quant/weightscheme.h"
 
 #include <cstdint>
 #include <optional>
@@ -15,7 +15,7 @@ namespace spark {
 struct SweepError
 {
     const WeightScheme* scheme = nullptr;
-    std::optional<double> sqErr;    ///< Σ (w - D)²; absent when D has non-finite elements
+    std::optional<double> sqErr; ///< Σ (w - D)²; absent when D has non-finite elements
     std::uint64_t dequantNonFinite = 0;
 };
 

@@ -38,13 +38,16 @@ template <DType T> HWY_INLINE void AddSquaredDiff(VF w, VF d, VD& lo, VD& hi)
     const DD dd;
 #if HWY_TARGET == HWY_SCALAR
     (void)hi;
-    const auto e = T == DType::F32 ? hn::Sub(hn::PromoteTo(dd, w), hn::PromoteTo(dd, d)) : hn::PromoteTo(dd, hn::Sub(w, d));
+    const auto e = T == DType::F32 ? hn::Sub(hn::PromoteTo(dd, w), hn::PromoteTo(dd, d))
+                                   : hn::PromoteTo(dd, hn::Sub(w, d));
     lo = hn::MulAdd(e, e, lo);
 #else
     const hn::Rebind<float, DD> dh;
     if constexpr (T == DType::F32) {
-        const auto a = hn::Sub(hn::PromoteTo(dd, hn::LowerHalf(dh, w)), hn::PromoteTo(dd, hn::LowerHalf(dh, d)));
-        const auto b = hn::Sub(hn::PromoteTo(dd, hn::UpperHalf(dh, w)), hn::PromoteTo(dd, hn::UpperHalf(dh, d)));
+        const auto a =
+            hn::Sub(hn::PromoteTo(dd, hn::LowerHalf(dh, w)), hn::PromoteTo(dd, hn::LowerHalf(dh, d)));
+        const auto b =
+            hn::Sub(hn::PromoteTo(dd, hn::UpperHalf(dh, w)), hn::PromoteTo(dd, hn::UpperHalf(dh, d)));
         lo = hn::MulAdd(a, a, lo);
         hi = hn::MulAdd(b, b, hi);
     } else {
@@ -148,7 +151,8 @@ HWY_INLINE void MeasureRange(const std::byte* row, std::size_t begin, std::size_
 }
 
 template <DType T>
-void IntSymmetricRow(const std::byte* row, std::size_t cols, const kernels::SweepScheme& scheme, RowAccumulator& out)
+void IntSymmetricRow(const std::byte* row, std::size_t cols, const kernels::SweepScheme& scheme,
+                     RowAccumulator& out)
 {
     const DF df;
     const QuantScheme q{scheme.bits, scheme.groupSize};
@@ -159,13 +163,14 @@ void IntSymmetricRow(const std::byte* row, std::size_t cols, const kernels::Swee
     const std::size_t width = q.groupWidth(cols);
     for (std::size_t begin = 0; begin < cols; begin += width) {
         const std::size_t end = std::min(cols, begin + width);
-        const float s = rtn::scaleFromAbsmax(T, rtn::rawToFloat(T, GroupAbsmaxRaw<T>(row, begin, end)),
-                                             q.scaleDivisor());
+        const float s =
+            rtn::scaleFromAbsmax(T, rtn::rawToFloat(T, GroupAbsmaxRaw<T>(row, begin, end)), q.scaleDivisor());
         const auto vs = hn::Set(df, s);
         MeasureRange<T>(
             row, begin, end,
             [&](VF w) { return RoundToDType<T>(hn::Mul(QuantizeToFloat<T>(w, vs, vqMin, vqMax), vs)); },
-            [&](float w) { return rtn::dequantizeValue(T, rtn::quantizeValue(T, w, s, qMin, qMax), s); }, out);
+            [&](float w) { return rtn::dequantizeValue(T, rtn::quantizeValue(T, w, s, qMin, qMax), s); },
+            out);
     }
 }
 
@@ -245,13 +250,13 @@ void Nvfp4Row(const std::byte* row, std::size_t cols, float globalScale, std::ve
     const std::size_t groups = cols / kNvfp4Group;
     effective.resize(groups + n);
     for (std::size_t g = 0; g < groups; ++g) {
-        effective[g] = rtn::rawToFloat(
-            T, GroupAbsmaxRaw<T>(row, g * kNvfp4Group, (g + 1) * kNvfp4Group));
+        effective[g] = rtn::rawToFloat(T, GroupAbsmaxRaw<T>(row, g * kNvfp4Group, (g + 1) * kNvfp4Group));
     }
     const auto vgs = hn::Set(df, globalScale);
     std::size_t g = 0;
     for (; g + n <= groups; g += n) {
-        const auto local = RoundToDType<T>(hn::Div(hn::LoadU(df, effective.data() + g), hn::Set(df, kFp4Max)));
+        const auto local =
+            RoundToDType<T>(hn::Div(hn::LoadU(df, effective.data() + g), hn::Set(df, kFp4Max)));
         auto f8 = E4m3Round(hn::Min(hn::Mul(vgs, local), hn::Set(df, kFp8Max)));
         // A group scale that rounds to zero becomes float8's eps, 0.125 (schemes-spec §3.4).
         f8 = hn::IfThenElse(hn::Eq(f8, hn::Zero(df)), hn::Set(df, 0.125f), f8);
@@ -339,7 +344,8 @@ template <DType T> std::uint32_t AbsmaxRawT(const WeightRows& rows, std::size_t*
 {
     std::uint32_t best = 0;
     const std::size_t count = rows.rowCount * rows.cols;
-    // Rows are contiguous: one scan over the whole block, then the first NaN/Inf located only if there is one.
+    // Rows are contiguous: one scan over the whole block, then the first NaN/Inf located only if there is
+    // one.
     best = GroupAbsmaxRaw<T>(rows.data, 0, count);
     *bad = best >= rtn::nonFiniteRaw(T) ? FirstNonFinite(T, rows.data, 0, count) : kernels::kNoIndex;
     return best;
@@ -358,7 +364,8 @@ float AbsmaxRows(const WeightRows& rows, std::size_t* bad)
 std::size_t SweepRows(const WeightRows& rows, const kernels::SweepScheme* schemes, std::size_t count,
                       double* sumW2, kernels::SweepRowError* errors)
 {
-    return WithDType(rows.dtype, [&](auto t) { return SweepT<decltype(t)::value>(rows, schemes, count, sumW2, errors); });
+    return WithDType(rows.dtype,
+                     [&](auto t) { return SweepT<decltype(t)::value>(rows, schemes, count, sumW2, errors); });
 }
 
 } // namespace spark::HWY_NAMESPACE

@@ -40,7 +40,8 @@ void traceErrorStats(const SchemeCodec& codec, const WeightRows& rows, const Sch
                 p.sumAbsW += std::fabs(w);
                 p.sumErr2Exact += exact * exact;
                 ++local.q[c.code];
-                ++local.weight[static_cast<std::size_t>(bin((w / c.scale + range) * weightScale, kWeightBins))];
+                ++local.weight[static_cast<std::size_t>(
+                    bin((w / c.scale + range) * weightScale, kWeightBins))];
                 if (!std::isfinite(d)) {
                     ++p.dequantNonFinite;
                     ++local.error[kErrorBins];
@@ -51,15 +52,17 @@ void traceErrorStats(const SchemeCodec& codec, const WeightRows& rows, const Sch
                 p.sumErr2 += err * err;
                 p.sumAbsErr += std::fabs(err);
                 p.maxAbsErr = std::max(p.maxAbsErr, static_cast<float>(std::fabs(err)));
-                ++local.error[static_cast<std::size_t>(bin((err / c.scale - kErrorLo) * errorScale, kErrorBins))];
+                ++local.error[static_cast<std::size_t>(
+                    bin((err / c.scale - kErrorLo) * errorScale, kErrorBins))];
                 const auto absBits = std::bit_cast<std::uint32_t>(static_cast<float>(std::fabs(err)));
                 ++local.absErr[absBits >> kAbsErrShift];
             }
             perRow[r] = p;
         }
         const std::lock_guard lock(merge);
-        for (const auto& pair : {std::pair{&histograms.q, &local.q}, std::pair{&histograms.weight, &local.weight},
-                           std::pair{&histograms.error, &local.error}, std::pair{&histograms.absErr, &local.absErr}}) {
+        for (const auto& pair :
+             {std::pair{&histograms.q, &local.q}, std::pair{&histograms.weight, &local.weight},
+              std::pair{&histograms.error, &local.error}, std::pair{&histograms.absErr, &local.absErr}}) {
             for (std::size_t i = 0; i < pair.first->size(); ++i) {
                 (*pair.first)[i] += (*pair.second)[i];
             }

@@ -25,19 +25,38 @@ std::vector<WeightScheme> makeSchemes()
                   {"Marlin (Machete has no group 32)", "Marlin"}),
         intScheme("W4A16:g64", 4, 64, "int4 symmetric, group 64", true),
         intScheme("W4A16:channel", 4, -1, "int4 symmetric, one scale per output channel", true),
-        {"W4A16_ASYM", SchemeFamily::IntAsymmetric, 4, 128, "pack-quantized",
-         "int4 asymmetric with a zero point per group of 128", {"Machete", "Marlin (uint4 zero points)"}, false,
+        {"W4A16_ASYM",
+         SchemeFamily::IntAsymmetric,
+         4,
+         128,
+         "pack-quantized",
+         "int4 asymmetric with a zero point per group of 128",
+         {"Machete", "Marlin (uint4 zero points)"},
+         false,
          true},
         intScheme("W8A16", 8, 128, "int8 symmetric, group 128 (8.125 bits/weight)", true),
         intScheme("W8A16:channel", 8, -1, "int8 symmetric, one scale per output channel", true),
         intScheme("W8A16:g32", 8, 32, "int8 symmetric, group 32", false),
         intScheme("W8A16:g64", 8, 64, "int8 symmetric, group 64", false),
-        {"FP8_DYNAMIC", SchemeFamily::Fp8, 8, -1, "float-quantized",
-         "FP8 e4m3 weights with per-channel scales, dynamic per-token FP8 activations (compute capability >= 8.9)",
-         {"CUTLASS FP8 scaled-mm", "CUTLASS FP8 (sm120 kernels, not verified on GB10)"}, false, true},
-        {"NVFP4A16", SchemeFamily::Nvfp4, 4, 16, "nvfp4-pack-quantized",
+        {"FP8_DYNAMIC",
+         SchemeFamily::Fp8,
+         8,
+         -1,
+         "float-quantized",
+         "FP8 e4m3 weights with per-channel scales, dynamic per-token FP8 activations (compute capability >= "
+         "8.9)",
+         {"CUTLASS FP8 scaled-mm", "CUTLASS FP8 (sm120 kernels, not verified on GB10)"},
+         false,
+         true},
+        {"NVFP4A16",
+         SchemeFamily::Nvfp4,
+         4,
+         16,
+         "nvfp4-pack-quantized",
          "FP4 e2m1 weights, FP8 scale per 16, FP32 global scale per fused set (4.5 bits/weight)",
-         {"Marlin FP4 (no FP4 MMA on Hopper)", "Marlin FP4"}, false, true},
+         {"Marlin FP4 (no FP4 MMA on Hopper)", "Marlin FP4"},
+         false,
+         true},
         {"BF16", SchemeFamily::Keep, 16, -1, "", "kept as it is (listed in ignore)", {"-", "-"}, true, true},
     };
 }
@@ -151,7 +170,8 @@ double WeightScheme::bitsPerWeight(std::uint64_t out, std::uint64_t in, DType dt
     return weights > 0 ? 8.0 * static_cast<double>(quantizedBytes(out, in, dtype)) / weights : 0.0;
 }
 
-std::string WeightScheme::shapeProblem(std::uint64_t out, std::uint64_t in, TensorSplit split, int tpDegree) const
+std::string WeightScheme::shapeProblem(std::uint64_t out, std::uint64_t in, TensorSplit split,
+                                       int tpDegree) const
 {
     if (!quantizes()) {
         return {};
@@ -192,11 +212,15 @@ nlohmann::json WeightScheme::inputActivationsConfig() const
         return nullptr;
     }
     return {
-        {"actorder", nullptr},     {"block_structure", nullptr},
-        {"dynamic", true},         {"group_size", nullptr},
-        {"num_bits", 8},           {"observer", nullptr},
+        {"actorder", nullptr},
+        {"block_structure", nullptr},
+        {"dynamic", true},
+        {"group_size", nullptr},
+        {"num_bits", 8},
+        {"observer", nullptr},
         {"observer_kwargs", nlohmann::json::object()},
-        {"strategy", "token"},     {"symmetric", true},
+        {"strategy", "token"},
+        {"symmetric", true},
         {"type", "float"},
     };
 }

@@ -3,9 +3,8 @@
 #include "core/io/dtype.h"
 #include "core/quant/quantscheme.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,15 +35,15 @@ struct KernelSupport
 /// instead of branching on names.
 struct WeightScheme
 {
-    std::string_view name;        ///< "W4A16", "W4A16:g32", "W8A16:channel", "FP8_DYNAMIC", "BF16", ...
+    std::string_view name; ///< "W4A16", "W4A16:g32", "W8A16:channel", "FP8_DYNAMIC", "BF16", ...
     SchemeFamily family = SchemeFamily::Keep;
-    int bits = 16;                ///< bits of a stored weight value
-    int groupSize = -1;           ///< weights per scale along a row; -1: one scale per row (channel)
-    std::string_view format;      ///< per-group compressed-tensors format ("" for BF16)
-    std::string_view summary;     ///< one line for tooltips and --help
+    int bits = 16;            ///< bits of a stored weight value
+    int groupSize = -1;       ///< weights per scale along a row; -1: one scale per row (channel)
+    std::string_view format;  ///< per-group compressed-tensors format ("" for BF16)
+    std::string_view summary; ///< one line for tooltips and --help
     KernelSupport kernels;
-    bool cuda = false;            ///< the CUDA backend serves it (the CPU serves every scheme)
-    bool product = true;          ///< listed for users (W8A16:g32/g64 are accepted but not offered)
+    bool cuda = false;   ///< the CUDA backend serves it (the CPU serves every scheme)
+    bool product = true; ///< listed for users (W8A16:g32/g64 are accepted but not offered)
 
     bool quantizes() const { return family != SchemeFamily::Keep; }
     /// @brief The int parameters of IntSymmetric schemes (the SIMD and CUDA kernels take them).

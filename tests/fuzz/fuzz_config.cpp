@@ -5,10 +5,9 @@
 #include "core/plan/configgroups.h"
 #include "core/plan/vllmmatching.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
@@ -24,10 +23,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)args.describe();
         (void)args.vllmProblem();
     }
-    static const std::vector<std::string> names{"model.layers.32.self_attn.qkv_proj", "model.layers.32.mlp.down_proj",
-                                                "lm_head", "model.fc"};
+    static const std::vector<std::string> names{"model.layers.32.self_attn.qkv_proj",
+                                                "model.layers.32.mlp.down_proj", "lm_head", "model.fc"};
     for (const auto& name : names) {
-        (void)spark::selectConfigGroup(located.read.groups, name, "QKVParallelLinear", spark::standardFusedMapping());
+        (void)spark::selectConfigGroup(located.read.groups, name, "QKVParallelLinear",
+                                       spark::standardFusedMapping());
     }
     (void)spark::evaluateIgnoreList(located.read.ignore, names, spark::standardFusedMapping());
     return 0;

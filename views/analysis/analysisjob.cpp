@@ -17,8 +17,8 @@ namespace {
 // QFuture progress is an int: report in units of 1/kProgressScale of the bytes.
 constexpr int kProgressScale = 10000;
 
-void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint, const WeightScheme& scheme,
-                const QuantBackend& backend)
+void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint,
+                const WeightScheme& scheme, const QuantBackend& backend)
 {
     std::uint64_t total = 0;
     for (const auto& t : checkpoint.tensors()) {

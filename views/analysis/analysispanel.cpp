@@ -22,13 +22,15 @@ AnalysisPanel::AnalysisPanel(Document* document, QWidget* parent)
     for (const auto& s : weightSchemes()) {
         if (s.quantizes() && s.product) {
             m_scheme->addItem(schemeText(s), schemeText(s));
-            m_scheme->setItemData(m_scheme->count() - 1,
-                                  QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())),
-                                  Qt::ToolTipRole);
+            m_scheme->setItemData(
+                m_scheme->count() - 1,
+                QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())),
+                Qt::ToolTipRole);
         }
     }
-    m_scheme->setToolTip(tr("The scheme to measure every weight under (F5 runs it). Results of each scheme are "
-                            "kept: switching back shows them again. The plan's schemes are set on the Plan tab."));
+    m_scheme->setToolTip(
+        tr("The scheme to measure every weight under (F5 runs it). Results of each scheme are "
+           "kept: switching back shows them again. The plan's schemes are set on the Plan tab."));
     m_backend = new QComboBox(this);
     m_backend->setObjectName(QStringLiteral("backendBox"));
     m_backend->addItem(tr("CPU"), QStringLiteral("cpu"));
@@ -143,9 +145,9 @@ void AnalysisPanel::analyze()
         try {
             backend = makeBackend(Backend::Cuda);
             if (!selected.cuda) {
-                Q_EMIT statusMessage(tr("The CUDA backend does not serve %1: it runs on the CPU.")
-                                         .arg(schemeText(selected)),
-                                     8000);
+                Q_EMIT statusMessage(
+                    tr("The CUDA backend does not serve %1: it runs on the CPU.").arg(schemeText(selected)),
+                    8000);
             }
         } catch (const std::exception& e) {
             Q_EMIT statusMessage(tr("Cannot analyze on CUDA: %1").arg(QString::fromStdString(e.what())),
@@ -164,8 +166,7 @@ void AnalysisPanel::analyze()
     m_progress->setValue(0);
     m_eta->setText(tr("estimating…"));
     Q_EMIT started(m_expected);
-    Q_EMIT statusMessage(tr("Analyzing %n tensor(s) with %1…", nullptr, m_expected)
-                             .arg(schemeText(selected)),
+    Q_EMIT statusMessage(tr("Analyzing %n tensor(s) with %1…", nullptr, m_expected).arg(schemeText(selected)),
                          0);
 }
 

@@ -3,8 +3,8 @@
 #include "core/bench/speedmodel.h"
 #include "views/bench/benchplot.h"
 #include "views/bench/benchplotqcp.h"
-#include "views/shared/localizednumber.h"
 #include "views/bench/speedmodelplot.h"
+#include "views/shared/localizednumber.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -55,19 +55,21 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const
     case OutputScheme:
         return QString::fromStdString(m.outputScheme);
     case SourceBytes:
-        return sort ? QVariant(static_cast<double>(m.sourceBytes)) : QVariant(QString::fromStdString(formatBytes(m.sourceBytes)));
+        return sort ? QVariant(static_cast<double>(m.sourceBytes))
+                    : QVariant(QString::fromStdString(formatBytes(m.sourceBytes)));
     case OutputBytes:
-        return sort ? QVariant(static_cast<double>(m.outputBytes)) : QVariant(QString::fromStdString(formatBytes(m.outputBytes)));
+        return sort ? QVariant(static_cast<double>(m.outputBytes))
+                    : QVariant(QString::fromStdString(formatBytes(m.outputBytes)));
     case BitsPerWeight:
-        return sort ? QVariant(m.outputBitsPerWeight) : QVariant(QString::number(m.outputBitsPerWeight, 'f', 3));
+        return sort ? QVariant(m.outputBitsPerWeight)
+                    : QVariant(QString::number(m.outputBitsPerWeight, 'f', 3));
     case RelErr:
         if (!m.relErr) {
             return sort ? QVariant(-1.0) : QVariant(m.nonFinite ? tr("inf") : QStringLiteral("-"));
         }
         return sort ? QVariant(*m.relErr) : QVariant(QString::number(*m.relErr, 'e', 3));
     case BitExact:
-        return m.quantizedInOutput ? QString::fromLatin1(bitExactnessName(m.bitExact).data())
-                                   : tr("copy");
+        return m.quantizedInOutput ? QString::fromLatin1(bitExactnessName(m.bitExact).data()) : tr("copy");
     default:
         return {};
     }

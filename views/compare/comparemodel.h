@@ -13,7 +13,17 @@ class CompareModel : public QAbstractTableModel
     Q_OBJECT
 
   public:
-    enum Column { Module, SourceScheme, OutputScheme, SourceBytes, OutputBytes, BitsPerWeight, RelErr, BitExact, ColumnCount };
+    enum Column {
+        Module,
+        SourceScheme,
+        OutputScheme,
+        SourceBytes,
+        OutputBytes,
+        BitsPerWeight,
+        RelErr,
+        BitExact,
+        ColumnCount
+    };
     /// Sort value of a cell (numbers as double, text as QString).
     static constexpr int SortRole = Qt::UserRole;
 

@@ -38,7 +38,8 @@ QWidget* pathRow(QLineEdit* edit, QWidget* parent)
     layout->addWidget(edit);
     auto* browse = new QPushButton(CompareView::tr("Browse…"), row);
     QObject::connect(browse, &QPushButton::clicked, edit, [edit] {
-        const auto dir = QFileDialog::getExistingDirectory(edit, CompareView::tr("Choose a checkpoint folder"), edit->text());
+        const auto dir = QFileDialog::getExistingDirectory(
+            edit, CompareView::tr("Choose a checkpoint folder"), edit->text());
         if (!dir.isEmpty()) {
             edit->setText(dir);
         }
@@ -51,8 +52,9 @@ QWidget* pathRow(QLineEdit* edit, QWidget* parent)
 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_source(new QLineEdit(this)), m_output(new QLineEdit(this)),
-      m_run(new QPushButton(tr("&Compare"), this)), m_status(new QLabel(this)), m_model(new CompareModel(this)),
-      m_proxy(new QSortFilterProxyModel(this)), m_table(new QTableView(this)), m_plot(new ComparePlot(this))
+      m_run(new QPushButton(tr("&Compare"), this)), m_status(new QLabel(this)),
+      m_model(new CompareModel(this)), m_proxy(new QSortFilterProxyModel(this)),
+      m_table(new QTableView(this)), m_plot(new ComparePlot(this))
 {
     m_source->setPlaceholderText(tr("BF16 source checkpoint"));
     m_output->setPlaceholderText(tr("quantized output of it (any compressed-tensors checkpoint)"));

@@ -44,7 +44,8 @@ bool looksQuantized(const Checkpoint& checkpoint)
     for (const auto& tensor : checkpoint.tensors()) {
         const auto& name = tensor.info.name;
         for (const std::string_view suffix : {".weight_packed", ".weight_scale"}) {
-            if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            if (name.size() > suffix.size() &&
+                name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
                 return true;
             }
         }

@@ -38,7 +38,8 @@ class ExportDialog : public QDialog
 
     /// @brief `<source>-w4a16` (`-w8a16` for 8 bits) beside the source folder, with -2, -3… when that
     /// exists.
-    static QString defaultOutput(const QString& sourceFolder, const QString& schemeTag = QStringLiteral("w4a16"));
+    static QString defaultOutput(const QString& sourceFolder,
+                                 const QString& schemeTag = QStringLiteral("w4a16"));
     /// @brief The output-name tag of a plan: its one scheme in lower case ("w8a16", "nvfp4a16",
     /// "w4a16-g32"), or "mixed" when it uses several.
     static QString schemeTag(const QuantPlan& plan);

@@ -41,14 +41,16 @@ QStringList toStringList(const std::vector<std::string>& items)
 
 BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller), m_job(new SweepJob(this)), m_plot(new FrontierPlot(this)),
-      m_sweepButton(new QPushButton(tr("&Sweep Schemes"), this)), m_cancelButton(new QPushButton(tr("Cancel"), this)),
-      m_progress(new QProgressBar(this)), m_priors(new QCheckBox(tr("Role &priors for α"), this)),
-      m_axis(new QComboBox(this)), m_slider(new QSlider(Qt::Horizontal, this)), m_summary(new QLabel(this)),
+      m_sweepButton(new QPushButton(tr("&Sweep Schemes"), this)),
+      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
+      m_priors(new QCheckBox(tr("Role &priors for α"), this)), m_axis(new QComboBox(this)),
+      m_slider(new QSlider(Qt::Horizontal, this)), m_summary(new QLabel(this)),
       m_changes(new QTableWidget(0, 4, this))
 {
     m_sweepButton->setObjectName(QStringLiteral("sweepButton"));
-    m_sweepButton->setToolTip(tr("Measure rel. error and bytes of every decision unit under every legal scheme "
-                                 "(one pass over the weights)."));
+    m_sweepButton->setToolTip(
+        tr("Measure rel. error and bytes of every decision unit under every legal scheme "
+           "(one pass over the weights)."));
     m_cancelButton->setEnabled(false);
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
@@ -60,8 +62,9 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     m_axis->addItem(tr("Drafter ms on H200 (4800 GB/s)"), 4800.0);
     m_slider->setObjectName(QStringLiteral("budgetSlider"));
     m_slider->setEnabled(false);
-    m_slider->setToolTip(tr("Budget: each step is a point of the exact Pareto frontier; moving it applies that "
-                            "plan (undoable)."));
+    m_slider->setToolTip(
+        tr("Budget: each step is a point of the exact Pareto frontier; moving it applies that "
+           "plan (undoable)."));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_changes->setHorizontalHeaderLabels({tr("Module"), tr("Before"), tr("After"), tr("Rel. error")});
@@ -169,7 +172,8 @@ void BudgetPanel::rebuildAllocator()
     m_allocator.reset();
     m_applied = -1;
     if (m_sweep) {
-        const auto alphas = resolveAlphas(*m_sweep, m_priors->isChecked() ? rolePriorAlphas() : std::vector<std::string>{});
+        const auto alphas =
+            resolveAlphas(*m_sweep, m_priors->isChecked() ? rolePriorAlphas() : std::vector<std::string>{});
         m_allocator = std::make_unique<BudgetAllocator>(*m_sweep, alphas);
     }
     std::vector<FrontierPlot::Marker> markers;
@@ -184,7 +188,8 @@ void BudgetPanel::rebuildAllocator()
         for (const auto& preset : presets()) {
             auto options = m_sweep->plan;
             options.preset = preset.name;
-            if (const auto point = m_allocator->evaluate(makePlan(snapshot->checkpoint->config(), infos, options))) {
+            if (const auto point =
+                    m_allocator->evaluate(makePlan(snapshot->checkpoint->config(), infos, options))) {
                 markers.push_back({QString::fromStdString(preset.name), *point});
             }
         }
@@ -257,10 +262,11 @@ void BudgetPanel::applyPoint(int index)
     PlanEdits after = m_baseEdits;
     after.schemes.append(toStringList(allocation.rules));
     m_applied = index;
-    m_controller->edit(after,
-                       tr("Budget %1 (E %2)")
-                           .arg(localizedBytes(allocation.point.streamedBytes), errorText(allocation.point.weightedError)),
-                       QStringLiteral("budget-%1").arg(m_mergeSession));
+    m_controller->edit(
+        after,
+        tr("Budget %1 (E %2)")
+            .arg(localizedBytes(allocation.point.streamedBytes), errorText(allocation.point.weightedError)),
+        QStringLiteral("budget-%1").arg(m_mergeSession));
     m_controller->recomputeNow();
     updateSummary();
 }
@@ -273,21 +279,23 @@ QString BudgetPanel::summaryText() const
 void BudgetPanel::updateSummary()
 {
     if (!m_allocator) {
-        m_summary->setText(m_job->isRunning() ? tr("Sweeping…")
-                                              : tr("Sweep the draft to see the exact trade-off between streamed bytes "
-                                                   "and weighted error, then pick a budget."));
+        m_summary->setText(m_job->isRunning()
+                               ? tr("Sweeping…")
+                               : tr("Sweep the draft to see the exact trade-off between streamed bytes "
+                                    "and weighted error, then pick a budget."));
         return;
     }
     const auto& f = m_allocator->frontier();
     const int at = m_slider->value();
-    QString text = tr("%1 frontier points (built in %2 ms), sweep %3 s at %4 GB/s.")
-                       .arg(f.size())
-                       .arg(QLocale().toString(m_allocator->buildSeconds() * 1e3, 'f', 1))
-                       .arg(QLocale().toString(m_sweep->seconds, 'f', 1))
-                       .arg(QLocale().toString(m_sweep->seconds > 0 ? static_cast<double>(m_sweep->bytesMeasured) /
-                                                                          m_sweep->seconds / 1e9
-                                                                    : 0.0,
-                                               'f', 2));
+    QString text =
+        tr("%1 frontier points (built in %2 ms), sweep %3 s at %4 GB/s.")
+            .arg(f.size())
+            .arg(QLocale().toString(m_allocator->buildSeconds() * 1e3, 'f', 1))
+            .arg(QLocale().toString(m_sweep->seconds, 'f', 1))
+            .arg(QLocale().toString(m_sweep->seconds > 0
+                                        ? static_cast<double>(m_sweep->bytesMeasured) / m_sweep->seconds / 1e9
+                                        : 0.0,
+                                    'f', 2));
     if (at >= 0 && at < static_cast<int>(f.size())) {
         text += QLatin1Char(' ') + tr("Budget point: %1 streamed, %2 on disk, E %3.")
                                        .arg(localizedBytes(f[static_cast<std::size_t>(at)].streamedBytes),

@@ -26,23 +26,25 @@ FrontierPlot::FrontierPlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
     m_plot->installEventFilter(this);
     // A preset or the current plan may sit on top of a frontier point and take the click: pick the frontier
     // point nearest to the click on screen instead of trusting the plottable that was hit.
-    connect(m_plot, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable*, int, QMouseEvent* event) {
-        int best = -1;
-        double bestDistance = 0;
-        for (std::size_t i = 0; i < m_frontier.size(); ++i) {
-            const double dx = m_plot->xAxis->coordToPixel(xOf(m_frontier[i])) - event->position().x();
-            const double dy = m_plot->yAxis->coordToPixel(m_frontier[i].weightedError) - event->position().y();
-            const double distance = dx * dx + dy * dy;
-            if (best < 0 || distance < bestDistance) {
-                best = static_cast<int>(i);
-                bestDistance = distance;
-            }
-        }
-        const double tolerance = m_plot->selectionTolerance() * 2.0;
-        if (best >= 0 && bestDistance <= tolerance * tolerance) {
-            Q_EMIT pointClicked(best);
-        }
-    });
+    connect(m_plot, &QCustomPlot::plottableClick, this,
+            [this](QCPAbstractPlottable*, int, QMouseEvent* event) {
+                int best = -1;
+                double bestDistance = 0;
+                for (std::size_t i = 0; i < m_frontier.size(); ++i) {
+                    const double dx = m_plot->xAxis->coordToPixel(xOf(m_frontier[i])) - event->position().x();
+                    const double dy =
+                        m_plot->yAxis->coordToPixel(m_frontier[i].weightedError) - event->position().y();
+                    const double distance = dx * dx + dy * dy;
+                    if (best < 0 || distance < bestDistance) {
+                        best = static_cast<int>(i);
+                        bestDistance = distance;
+                    }
+                }
+                const double tolerance = m_plot->selectionTolerance() * 2.0;
+                if (best >= 0 && bestDistance <= tolerance * tolerance) {
+                    Q_EMIT pointClicked(best);
+                }
+            });
     rebuild();
 }
 
@@ -73,7 +75,8 @@ double FrontierPlot::xOf(const FrontierPoint& point) const
 
 bool FrontierPlot::save(const QString& path, QString* error)
 {
-    return BenchPlot::save(*m_plot, path, std::max(m_plot->width(), 800), std::max(m_plot->height(), 500), error);
+    return BenchPlot::save(*m_plot, path, std::max(m_plot->width(), 800), std::max(m_plot->height(), 500),
+                           error);
 }
 
 bool FrontierPlot::eventFilter(QObject* watched, QEvent* event)

@@ -1,13 +1,12 @@
 #include "views/plan/plancontroller.h"
 
-#include "views/shared/formatting.h"
-
 #include "core/io/checkpoint.h"
 #include "core/plan/matchentry.h"
 #include "core/plan/nameregex.h"
 #include "core/plan/preset.h"
 #include "views/document/document.h"
 #include "views/plan/planeditcommand.h"
+#include "views/shared/formatting.h"
 
 #include <QSet>
 #include <QTimer>
@@ -109,7 +108,9 @@ void PlanController::onSnapshotChanged()
 
 QStringList& PlanController::entriesOf(PlanEdits& edits, EntryKind kind) const
 {
-    return kind == EntryKind::Target ? edits.targets : kind == EntryKind::Scheme ? edits.schemes : edits.ignore;
+    return kind == EntryKind::Target   ? edits.targets
+           : kind == EntryKind::Scheme ? edits.schemes
+                                       : edits.ignore;
 }
 
 const QStringList& PlanController::userEntries(EntryKind kind) const
@@ -219,8 +220,9 @@ bool PlanController::setModuleScheme(const QString& module, const QString& schem
     const auto* result = trial->findModule(module.toStdString());
     if (!result || result->scheme != wanted) {
         if (message) {
-            *message = tr("%1 cannot take %2: %3").arg(module, schemeText(*wanted),
-                                                       QString::fromStdString(result ? result->reason : ""));
+            *message =
+                tr("%1 cannot take %2: %3")
+                    .arg(module, schemeText(*wanted), QString::fromStdString(result ? result->reason : ""));
         }
         return false;
     }
@@ -232,8 +234,9 @@ bool PlanController::setModuleScheme(const QString& module, const QString& schem
     }
     edit(after, tr("%1 to %2").arg(module, schemeText(*wanted)));
     if (message) {
-        *message = partners.isEmpty() ? QString()
-                                      : tr("Fused partners follow: %1.").arg(partners.join(QStringLiteral(", ")));
+        *message = partners.isEmpty()
+                       ? QString()
+                       : tr("Fused partners follow: %1.").arg(partners.join(QStringLiteral(", ")));
     }
     return true;
 }

@@ -55,12 +55,13 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWi
     m_remove = new QPushButton(QIcon::fromTheme(QStringLiteral("list-remove")), tr("Remove"), this);
     m_up = new QPushButton(QIcon::fromTheme(QStringLiteral("go-up")), tr("Up"), this);
     m_down = new QPushButton(QIcon::fromTheme(QStringLiteral("go-down")), tr("Down"), this);
-    m_add->setToolTip(kind == EntryKind::Target
-                          ? tr("Add a target entry: an exact vLLM module name, a class name (\"Linear\") or re:REGEX")
-                      : kind == EntryKind::Scheme
-                          ? tr("Add a scheme rule ENTRY=SCHEME, ENTRY as a target (exact name, Linear, re:REGEX)")
-                          : tr("Add an ignore entry: an exact vLLM module name or re:REGEX (matched with Python "
-                               "re.match: anchored at the start only)"));
+    m_add->setToolTip(
+        kind == EntryKind::Target
+            ? tr("Add a target entry: an exact vLLM module name, a class name (\"Linear\") or re:REGEX")
+        : kind == EntryKind::Scheme
+            ? tr("Add a scheme rule ENTRY=SCHEME, ENTRY as a target (exact name, Linear, re:REGEX)")
+            : tr("Add an ignore entry: an exact vLLM module name or re:REGEX (matched with Python "
+                 "re.match: anchored at the start only)"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_add);
     buttons->addWidget(m_remove);

@@ -229,11 +229,10 @@ bool PlanEntryListModel::setData(const QModelIndex& index, const QVariant& value
     if (value.toString() == m_user.value(user)) {
         return false;
     }
-    const QString key = m_session > 0 ? QStringLiteral("entry:%1:%2:%3")
-                                            .arg(static_cast<int>(m_kind))
-                                            .arg(user)
-                                            .arg(m_session)
-                                      : QString();
+    const QString key =
+        m_session > 0
+            ? QStringLiteral("entry:%1:%2:%3").arg(static_cast<int>(m_kind)).arg(user).arg(m_session)
+            : QString();
     m_controller->setEntry(m_kind, user, value.toString(), key);
     return true;
 }

@@ -1,7 +1,5 @@
 #include "views/plan/plantab.h"
 
-#include "views/shared/formatting.h"
-
 #include "core/audit/checker.h"
 #include "core/plan/plancommand.h"
 #include "core/plan/preset.h"
@@ -13,6 +11,7 @@
 #include "views/plan/planentryeditor.h"
 #include "views/plan/planmodulemodel.h"
 #include "views/plan/summarybar.h"
+#include "views/shared/formatting.h"
 
 #include <QClipboard>
 #include <QComboBox>
@@ -88,12 +87,16 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     for (const auto& s : weightSchemes()) {
         if (s.family == SchemeFamily::IntSymmetric && s.product) {
             m_defaultScheme->addItem(schemeText(s), schemeText(s));
-            m_defaultScheme->setItemData(m_defaultScheme->count() - 1, QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())), Qt::ToolTipRole);
+            m_defaultScheme->setItemData(
+                m_defaultScheme->count() - 1,
+                QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())),
+                Qt::ToolTipRole);
         }
     }
     m_defaultScheme->setToolTip(tr("The scheme of modules the targets select and no scheme rule assigns."));
-    connect(m_defaultScheme, &QComboBox::activated, this,
-            [this](int index) { m_controller->setDefaultScheme(m_defaultScheme->itemData(index).toString()); });
+    connect(m_defaultScheme, &QComboBox::activated, this, [this](int index) {
+        m_controller->setDefaultScheme(m_defaultScheme->itemData(index).toString());
+    });
     auto* schemeLabel = new QLabel(tr("De&fault scheme:"), this);
     schemeLabel->setBuddy(m_defaultScheme);
     top->insertWidget(3, schemeLabel);
@@ -211,8 +214,8 @@ QString PlanTab::quantizeCommandText() const
     }
     const PlanOptions options = m_controller->planOptions();
     const auto plan = m_controller->plan();
-    const QString output =
-        ExportDialog::defaultOutput(snapshot->folder, plan ? ExportDialog::schemeTag(*plan) : QStringLiteral("w4a16"));
+    const QString output = ExportDialog::defaultOutput(snapshot->folder, plan ? ExportDialog::schemeTag(*plan)
+                                                                              : QStringLiteral("w4a16"));
     return QString::fromStdString(
         quantizeCommand(snapshot->folder.toStdString(), output.toStdString(), options));
 }
@@ -281,9 +284,10 @@ void PlanTab::onSnapshotChanged()
     }
     // A plan quantizes a BF16 source; on a checkpoint that is already quantized it would describe nothing
     // real, so the panel shows what `sparkulator-cli check` finds in it instead.
-    m_quantizedNote->setText(tr("This draft is already quantized: the plan below does not apply to it, and the "
-                                "findings are those of `sparkulator-cli check` (%1).")
-                                 .arg(QString::fromStdString(report->summary())));
+    m_quantizedNote->setText(
+        tr("This draft is already quantized: the plan below does not apply to it, and the "
+           "findings are those of `sparkulator-cli check` (%1).")
+            .arg(QString::fromStdString(report->summary())));
     m_quantizedNote->show();
 }
 

@@ -3,8 +3,8 @@
 #include "core/bench/benchreport.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
-#include "views/shared/formatting.h"
 #include "views/plan/planspeedprediction.h"
+#include "views/shared/formatting.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -43,27 +43,29 @@ void SweepJob::start(std::shared_ptr<const Checkpoint> checkpoint, const SweepOp
         m_running = false;
         Q_EMIT finished(watcher->future().resultCount() > 0 ? watcher->result() : SweepJobResult{});
     });
-    m_future = QtConcurrent::run([checkpoint = std::move(checkpoint), options](QPromise<SweepJobResult>& promise) {
-        promise.setProgressRange(0, kProgressScale);
-        const ProgressFn progress = [&promise](std::uint64_t done, std::uint64_t total) {
-            promise.setProgressValue(
-                total ? static_cast<int>(static_cast<double>(done) / static_cast<double>(total) * kProgressScale)
-                      : kProgressScale);
-            return !promise.isCanceled();
-        };
-        SweepJobResult result;
-        try {
-            result.sweep = std::make_shared<const SweepResult>(sweepCheckpoint(*checkpoint, options, progress));
-        } catch (const IoError& e) {
-            if (e.kind() == IoErrorKind::Cancelled) {
-                return;
+    m_future =
+        QtConcurrent::run([checkpoint = std::move(checkpoint), options](QPromise<SweepJobResult>& promise) {
+            promise.setProgressRange(0, kProgressScale);
+            const ProgressFn progress = [&promise](std::uint64_t done, std::uint64_t total) {
+                promise.setProgressValue(total ? static_cast<int>(static_cast<double>(done) /
+                                                                  static_cast<double>(total) * kProgressScale)
+                                               : kProgressScale);
+                return !promise.isCanceled();
+            };
+            SweepJobResult result;
+            try {
+                result.sweep =
+                    std::make_shared<const SweepResult>(sweepCheckpoint(*checkpoint, options, progress));
+            } catch (const IoError& e) {
+                if (e.kind() == IoErrorKind::Cancelled) {
+                    return;
+                }
+                result.error = QString::fromStdString(e.what());
+            } catch (const std::exception& e) {
+                result.error = QString::fromStdString(e.what());
             }
-            result.error = QString::fromStdString(e.what());
-        } catch (const std::exception& e) {
-            result.error = QString::fromStdString(e.what());
-        }
-        promise.addResult(std::move(result));
-    });
+            promise.addResult(std::move(result));
+        });
     watcher->setFuture(m_future);
 }
 

@@ -19,7 +19,8 @@ QWidget* SchemeDelegate::createEditor(QWidget* parent, const QStyleOptionViewIte
         }
         const QString name = schemeText(s);
         box->addItem(s.quantizes() ? name : tr("keep (BF16)"), name);
-        box->setItemData(box->count() - 1, QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())),
+        box->setItemData(box->count() - 1,
+                         QString::fromLatin1(s.summary.data(), static_cast<qsizetype>(s.summary.size())),
                          Qt::ToolTipRole);
         if (const QColor color = schemeColor(name); color.isValid()) {
             box->setItemData(box->count() - 1, color, Qt::DecorationRole);

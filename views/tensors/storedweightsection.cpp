@@ -186,8 +186,9 @@ void StoredWeightSection::setTensor(const QString& tensor)
         scheme += tr(" (%1 bits per weight)").arg(QLocale().toString(module->bitsPerWeight, 'f', 2));
     }
     if (module->quantizedOnDisk) {
-        scheme += module->vllmQuantizes() ? tr("; vLLM loads it quantized.")
-                                          : tr("; vLLM does not load it quantized (see the Plan tab's findings).");
+        scheme += module->vllmQuantizes()
+                      ? tr("; vLLM loads it quantized.")
+                      : tr("; vLLM does not load it quantized (see the Plan tab's findings).");
     }
     m_scheme->setText(scheme);
     if (moduleName == m_module) {
@@ -249,16 +250,18 @@ void StoredWeightSection::showResult(const Result& result)
     }
     const QLocale locale;
     QString text = result.rowsDecoded < result.rows
-                       ? tr("%1 of %2 rows sampled").arg(locale.toString(static_cast<qulonglong>(result.rowsDecoded)),
-                                                         locale.toString(static_cast<qulonglong>(result.rows)))
+                       ? tr("%1 of %2 rows sampled")
+                             .arg(locale.toString(static_cast<qulonglong>(result.rowsDecoded)),
+                                  locale.toString(static_cast<qulonglong>(result.rows)))
                        : tr("all %1 rows").arg(locale.toString(static_cast<qulonglong>(result.rows)));
     text += tr(" · %1 weights · range [%2, %3] · mean |w| %4")
                 .arg(locale.toString(static_cast<qulonglong>(result.values)),
-                     QString::number(result.histogram.lo, 'g', 4), QString::number(result.histogram.hi, 'g', 4),
-                     QString::number(result.meanAbs, 'g', 4));
+                     QString::number(result.histogram.lo, 'g', 4),
+                     QString::number(result.histogram.hi, 'g', 4), QString::number(result.meanAbs, 'g', 4));
     if (result.nonFinite > 0) {
-        text += tr(" · %n value(s) overflow to ±Inf", nullptr, static_cast<int>(std::min<std::uint64_t>(
-                                                                   result.nonFinite, std::numeric_limits<int>::max())));
+        text +=
+            tr(" · %n value(s) overflow to ±Inf", nullptr,
+               static_cast<int>(std::min<std::uint64_t>(result.nonFinite, std::numeric_limits<int>::max())));
     }
     m_stats->setText(text);
     m_plot->setHistogram(result.histogram.counts.empty() ? nullptr : &result.histogram);

@@ -1,9 +1,8 @@
 #include "views/tensors/tensorplansection.h"
 
-#include "views/shared/formatting.h"
-
 #include "core/plan/quantplan.h"
 #include "views/plan/plancontroller.h"
+#include "views/shared/formatting.h"
 
 #include <QFormLayout>
 #include <QLabel>

@@ -1,9 +1,8 @@
 #include "views/tensors/tensorsview.h"
 
+#include "views/document/document.h"
 #include "views/shared/schemecolors.h"
 #include "views/tensors/schemedelegate.h"
-
-#include "views/document/document.h"
 #include "views/tensors/tensorcolumns.h"
 #include "views/tensors/tensordetailpanel.h"
 #include "views/tensors/tensorfilterproxymodel.h"
@@ -65,8 +64,9 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     bar->addWidget(m_count);
     m_legend = new QLabel(this);
     m_legend->setObjectName(QStringLiteral("schemeLegend"));
-    m_legend->setToolTip(tr("Decision colours: the plan's scheme of each module. Double-click a Decision cell "
-                            "to choose another scheme."));
+    m_legend->setToolTip(
+        tr("Decision colours: the plan's scheme of each module. Double-click a Decision cell "
+           "to choose another scheme."));
     bar->addWidget(m_legend);
 
     m_view = new QTreeView(this);
@@ -343,7 +343,8 @@ void TensorsView::setSchemeLegend(const QStringList& schemes)
     for (const auto& scheme : schemes) {
         const QColor color = schemeColor(scheme);
         if (color.isValid()) {
-            html += QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;")
+            html += QStringLiteral(
+                        "<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;")
                         .arg(color.name(QColor::HexArgb), scheme.toHtmlEscaped());
         }
     }

@@ -11,8 +11,8 @@ namespace spark {
 struct SweepResult;
 
 /// @brief The detail panel's "Sensitivity sweep" section for the current tensor: the decision unit it belongs
-/// to (a fused set counts as one) and, per legal candidate scheme, the unit's rel. error, checkpoint bytes and
-/// bytes streamed per draft step, from the last sweep.
+/// to (a fused set counts as one) and, per legal candidate scheme, the unit's rel. error, checkpoint bytes
+/// and bytes streamed per draft step, from the last sweep.
 class TensorSweepSection : public QWidget
 {
     Q_OBJECT

@@ -107,7 +107,8 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         if (column == TensorColumns::Decision && !row.storedScheme.isEmpty()) {
             return schemeBackground(row.storedScheme);
         }
-        return column == TensorColumns::Decision && analysis ? schemeBackground(analysis->decision) : QVariant();
+        return column == TensorColumns::Decision && analysis ? schemeBackground(analysis->decision)
+                                                             : QVariant();
     }
     default:
         return {};
@@ -121,7 +122,8 @@ Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
 
 bool TensorTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
-    const QString module = index.isValid() ? m_snapshot->rows[static_cast<std::size_t>(index.row())].module : QString();
+    const QString module =
+        index.isValid() ? m_snapshot->rows[static_cast<std::size_t>(index.row())].module : QString();
     if (TensorColumns::isDecisionToggle(index, value, role)) {
         Q_EMIT decisionToggleRequested(module);
     } else if (TensorColumns::isDecisionEdit(index, value, role)) {

@@ -1,7 +1,7 @@
 #include "views/tensors/tensortreemodel.h"
 
-#include "views/shared/schemecolors.h"
 #include "views/shared/formatting.h"
+#include "views/shared/schemecolors.h"
 #include "views/tensors/tensorcolumns.h"
 
 #include <QFont>

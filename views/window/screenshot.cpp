@@ -1,8 +1,8 @@
 #include "views/window/screenshot.h"
 
 #include "views/analysis/analysispanel.h"
-#include "views/window/mainwindow.h"
 #include "views/tensors/tensorsview.h"
+#include "views/window/mainwindow.h"
 
 #include <QApplication>
 #include <QEventLoop>
