@@ -1,10 +1,10 @@
 // `compare SRC OUT [--json] [--target-layers N] [--threads N] [--backend ...]`: a BF16 source against any
 // quantized output of it, module by module.
 #include "args.h"
-#include "backendargs.h"
 #include "command.h"
 #include "core/audit/comparer.h"
 #include "format.h"
+#include "pairargs.h"
 #include "progressbar.h"
 
 #include <cstdio>
@@ -28,19 +28,14 @@ std::string errorText(const std::optional<double>& value, std::uint64_t nonFinit
 
 int runCompare(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames{"target-layers", "threads"};
-    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
-    const Args args(argv, {"json"}, optionNames);
-    args.expectPositional(2);
-    const auto source = Checkpoint::open(args.positional()[0]);
-    const auto output = Checkpoint::open(args.positional()[1]);
-    const auto backend = backendFrom(args);
+    const auto pair = checkpointPairFrom(argv);
+    const auto& args = pair.args;
+    const auto& source = pair.source;
+    const auto& output = pair.output;
     CompareOptions options;
-    options.backend = backend.get();
-    options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
-    if (args.value("target-layers")) {
-        options.targetLayers = static_cast<int>(args.integer("target-layers", 0, 0, 100000));
-    }
+    options.backend = pair.backend.get();
+    options.threads = pair.threads;
+    options.targetLayers = pair.targetLayers;
     options.progress = stderrProgress("compare");
     const auto report = compareCheckpoints(source, output, options);
 

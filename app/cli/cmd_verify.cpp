@@ -1,8 +1,8 @@
 // `verify SRC OUT [--json] [--target-layers N] [--threads N] [--backend auto|cpu|cuda]`.
 #include "args.h"
-#include "backendargs.h"
 #include "command.h"
 #include "core/export/verifier.h"
+#include "pairargs.h"
 #include "progressbar.h"
 
 #include <iostream>
@@ -12,19 +12,14 @@ namespace spark::cli {
 
 int runVerify(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames{"target-layers", "threads"};
-    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
-    const Args args(argv, {"json"}, optionNames);
-    args.expectPositional(2);
-    const auto source = Checkpoint::open(args.positional()[0]);
-    const auto output = Checkpoint::open(args.positional()[1]);
-    const auto backend = backendFrom(args);
+    const auto pair = checkpointPairFrom(argv);
+    const auto& args = pair.args;
+    const auto& source = pair.source;
+    const auto& output = pair.output;
     VerifyOptions options;
-    options.backend = backend.get();
-    options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
-    if (args.value("target-layers")) {
-        options.targetLayers = static_cast<int>(args.integer("target-layers", 0, 0, 100000));
-    }
+    options.backend = pair.backend.get();
+    options.threads = pair.threads;
+    options.targetLayers = pair.targetLayers;
     options.progress = stderrProgress("verify");
     const auto report = verifyExport(source, output, options);
     if (args.flag("json")) {

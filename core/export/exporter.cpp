@@ -63,7 +63,7 @@ void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, c
                  RowChunkReader reader(source, weight, kChunkBytes, codec.rowAlignment());
                  std::vector<std::vector<std::byte>> parts;
                  while (const auto rows = reader.next()) {
-                     codec.encode(*rows, context, parts, backend, threads);
+                     codec.encodeTensor(*rows, context, i, parts, backend, threads);
                      sink.write(std::span<const std::byte>(parts[i]));
                  }
              }});

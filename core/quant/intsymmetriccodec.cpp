@@ -7,6 +7,9 @@
 namespace spark {
 namespace {
 
+/// Index of weight_scale in tensors().
+constexpr std::size_t kScaleTensor = 1;
+
 class IntSymmetricCodec final : public SchemeCodec
 {
   public:
@@ -27,6 +30,18 @@ class IntSymmetricCodec final : public SchemeCodec
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
         backend.quantizeBlock(rows, m_scheme, parts[1].data(),
                               reinterpret_cast<std::int32_t*>(parts[0].data()), threads);
+    }
+
+    void encodeTensor(const WeightRows& rows, const SchemeContext& context, std::size_t index,
+                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& backend,
+                      unsigned threads) const override
+    {
+        if (index != kScaleTensor) {
+            encode(rows, context, parts, backend, threads);
+            return;
+        }
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        backend.computeScales(rows, m_scheme, parts[kScaleTensor].data(), threads);
     }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,

@@ -70,6 +70,16 @@ class SchemeCodec
     virtual void encode(const WeightRows& rows, const SchemeContext& context,
                         std::vector<std::vector<std::byte>>& parts, const QuantBackend& backend,
                         unsigned threads) const = 0;
+    /// @brief encode() when only tensor @p index of tensors() is wanted (the exporter writes one tensor at a
+    /// time): parts[index] is filled, the others may be too. Codecs that can skip work override it (the
+    /// integer symmetric one computes only the scales for weight_scale).
+    virtual void encodeTensor(const WeightRows& rows, const SchemeContext& context, std::size_t index,
+                              std::vector<std::vector<std::byte>>& parts, const QuantBackend& backend,
+                              unsigned threads) const
+    {
+        (void)index;
+        encode(rows, context, parts, backend, threads);
+    }
     /// @brief The bytes of a constant tensor (rowsPerEntry 0) of a [@p out, @p in] weight: weight_shape
     /// (I64 [out, in]) here; NVFP4 adds its global scale.
     virtual std::vector<std::byte> constantBytes(const EncodedTensor& tensor, std::uint64_t out,
