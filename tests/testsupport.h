@@ -24,6 +24,38 @@ struct CliResult
     std::string err;
 };
 
+/// @brief sparkulator-cli started in the background: fork and exec, stdout and stderr read through pipes.
+/// The command is SPARK_CLI_PATH, or, when the environment variable SPARK_TEST_EMULATOR is set (e.g.
+/// "qemu-aarch64-static", split at spaces), that command with SPARK_CLI_PATH as its first argument: a
+/// cross-built test runs under qemu-user, which does not emulate the programs its process starts.
+/// Not QProcess: Qt 6 starts children with clone(CLONE_PIDFD), which qemu-user 7.2 refuses.
+class CliProcess
+{
+  public:
+    /// Starts the CLI with @p args; @p childSetup (if any) runs in the child just before exec and may
+    /// only make async-signal-safe calls (e.g. setrlimit). Throws std::runtime_error when it cannot start.
+    explicit CliProcess(const std::vector<std::string>& args, void (*childSetup)() = nullptr);
+    ~CliProcess(); ///< kills and reaps a child still running
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+
+    int pid() const { return pid_; }
+    /// True until the child has exited (does not block).
+    bool running();
+    /// Reads the output until the child exits or @p timeoutMs pass (then the child is killed, exitCode is
+    /// -1 and err "timed out"). exitCode is -1 when a signal ended the child.
+    CliResult wait(int timeoutMs);
+
+  private:
+    int pid_ = -1;
+    int outFd_ = -1;
+    int errFd_ = -1;
+    bool exited_ = false;
+    int status_ = 0;
+    std::string out_;
+    std::string err_;
+};
+
 /// Runs sparkulator-cli with @p args and waits (up to @p timeoutMs).
 CliResult runCli(const std::vector<std::string>& args, int timeoutMs = 300000);
 

@@ -7,6 +7,7 @@
 #include "testsupport.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -87,6 +88,7 @@ class TestBenchStats : public QObject
     void publishedSummaryExample();
     void largeTPrecision();
     void degenerateCases();
+    void duplicateRepeatNamesBothSources();
     void csvExpectedDecode_data();
     void csvExpectedDecode();
     void csvExpectedAcceptance_data();
@@ -358,6 +360,30 @@ void TestBenchStats::degenerateCases()
     w = welchTest(summarize(std::vector<double>{5.0, 5.0, 5.0}),
                   summarize(std::vector<double>{1.0, 2.0, 4.0, 7.0}));
     CHECK_REL(w.df, 3.0, kTight);
+}
+
+// A repeat number seen twice in one cell: the warning names the record that repeats it and the first one.
+void TestBenchStats::duplicateRepeatNamesBothSources()
+{
+    std::vector<BenchRecord> records(2);
+    for (auto& r : records) {
+        r.arm = "w4a16_draft";
+        r.promptLen = 1024;
+        r.repeat = 1;
+        r.metrics["output_throughput"] = 100.0;
+    }
+    records[0].sourceFile = "/runs/first.json";
+    records[1].sourceFile = "/runs/second.csv";
+    records[1].sourceLine = 7;
+    const auto report = buildBenchReport(records, {}, {});
+    const auto it = std::find_if(report.warnings.begin(), report.warnings.end(), [](const BenchWarning& w) {
+        return w.message.find("appears more than once") != std::string::npos;
+    });
+    QVERIFY(it != report.warnings.end());
+    QCOMPARE(
+        QString::fromStdString(it->text()),
+        QStringLiteral("/runs/second.csv:7: warning: repeat 1 of arm 'w4a16_draft' at prompt length 1024 "
+                       "appears more than once (first in first.json); both are used"));
 }
 
 namespace {

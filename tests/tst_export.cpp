@@ -8,7 +8,6 @@
 #include "core/io/stagingdirectory.h"
 #include "testsupport.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
@@ -263,19 +262,14 @@ void TestExport::writeFailureLeavesNothing()
     QTemporaryDir dir;
     const auto src = makeDemo(dir, "glm-dspark", "src");
     const auto out = fs::path(dir.path().toStdString()) / "out";
-    QProcess process;
-    process.setChildProcessModifier([] {
+    test::CliProcess process({"quantize", src.string(), "--out", out.string()}, [] {
         rlimit limit{1u << 20, 1u << 20};
         setrlimit(RLIMIT_FSIZE, &limit);
     });
-    process.start(QStringLiteral(SPARK_CLI_PATH),
-                  {QStringLiteral("quantize"), QString::fromStdString(src.string()), QStringLiteral("--out"),
-                   QString::fromStdString(out.string())});
-    QVERIFY(process.waitForFinished(120000));
-    QCOMPARE(process.exitCode(), 2);
-    const auto err = QString::fromUtf8(process.readAllStandardError());
-    QVERIFY2(err.contains(QStringLiteral("write failed")), qPrintable(err));
-    QVERIFY2(err.contains(QStringLiteral("model.safetensors")), qPrintable(err));
+    const auto r = process.wait(120000);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.find("write failed") != std::string::npos, r.err.c_str());
+    QVERIFY2(r.err.find("model.safetensors") != std::string::npos, r.err.c_str());
     QVERIFY(!fs::exists(out));
     for (const auto& entry : fs::directory_iterator(dir.path().toStdString())) {
         QVERIFY2(entry.path().filename() == "src", entry.path().c_str());
@@ -297,11 +291,7 @@ void TestExport::interruptLeavesNothing()
     const auto sourceBytes = test::readFile(src / "model.safetensors");
     const auto out = fs::path(dir.path().toStdString()) / "out";
 
-    QProcess process;
-    process.start(QStringLiteral(SPARK_CLI_PATH),
-                  {QStringLiteral("quantize"), QString::fromStdString(src.string()), QStringLiteral("--out"),
-                   QString::fromStdString(out.string()), QStringLiteral("--threads"), QStringLiteral("1")});
-    QVERIFY(process.waitForStarted());
+    test::CliProcess process({"quantize", src.string(), "--out", out.string(), "--threads", "1"});
     const auto stagingFolder = [&]() -> std::optional<fs::path> {
         for (const auto& entry : fs::directory_iterator(dir.path().toStdString())) {
             if (entry.path().filename() != "src") {
@@ -313,24 +303,22 @@ void TestExport::interruptLeavesNothing()
     // Stop the process as soon as it has started writing, so the signal certainly lands before the
     // rename that would publish the output.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!stagingFolder() && process.state() == QProcess::Running &&
-           std::chrono::steady_clock::now() < deadline) {
+    while (!stagingFolder() && process.running() && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    const auto pid = static_cast<pid_t>(process.processId());
-    QVERIFY2(pid > 0 && ::kill(pid, SIGSTOP) == 0, "the export finished before it could be interrupted");
+    const auto pid = static_cast<pid_t>(process.pid());
+    QVERIFY2(process.running() && ::kill(pid, SIGSTOP) == 0,
+             "the export finished before it could be interrupted");
     const auto staging = stagingFolder();
     QVERIFY(staging.has_value());
     QVERIFY2(!fs::exists(out), "the output was published before the interrupt");
     QCOMPARE(::kill(pid, SIGINT), 0);
     QCOMPARE(::kill(pid, SIGCONT), 0);
-    QVERIFY(process.waitForFinished(120000));
+    const auto r = process.wait(120000);
 
-    QCOMPARE(process.exitStatus(), QProcess::NormalExit); // handled, not killed by the signal
-    QCOMPARE(process.exitCode(), 2);
-    const auto err = QString::fromUtf8(process.readAllStandardError());
-    QVERIFY2(err.contains(QStringLiteral("cancelling (Ctrl-C again to quit at once)")), qPrintable(err));
-    QVERIFY2(err.contains(QStringLiteral("cancelled")), qPrintable(err));
+    QCOMPARE(r.exitCode, 2); // handled (exit code 2), not killed by the signal (-1)
+    QVERIFY2(r.err.find("cancelling (Ctrl-C again to quit at once)") != std::string::npos, r.err.c_str());
+    QVERIFY2(r.err.find("cancelled") != std::string::npos, r.err.c_str());
     QVERIFY(!fs::exists(out));
     QVERIFY2(!fs::exists(*staging), staging->c_str());
     QVERIFY(!stagingFolder().has_value());

@@ -2,6 +2,7 @@
 // undoable edits, the per-unit sweep table in the tensor detail panel, and the chosen plan exported and
 // verified through the GUI's export runner.
 #include "core/demo/demodraft.h"
+#include "core/plan/planfile.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/document/document.h"
 #include "views/export/exportrunner.h"
@@ -21,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <filesystem>
 
 using namespace spark;
 
@@ -170,6 +172,21 @@ class TestGuiBudget : public QObject
         QVERIFY(outcome.verify.has_value());
         QVERIFY2(outcome.verify->ok(), outcome.verify->summary().c_str());
         QVERIFY(outcome.verify->bitExactModules > 0);
+
+        // The plan carries its budget as a record, saved in the plan file and read back; another edit of
+        // the plan drops it (the record describes the allocation's rules only).
+        const auto options = window.planController()->planOptions();
+        QVERIFY(options.budget.has_value());
+        const auto& point = panel->allocator()->frontier()[static_cast<std::size_t>(panel->appliedPoint())];
+        QCOMPARE(options.budget->budgetBytes, point.streamedBytes);
+        QCOMPARE(options.budget->weightedError, point.weightedError);
+        QVERIFY(!options.budget->alpha.empty()); // role priors are on
+        const auto file =
+            std::filesystem::path(m_dir.filePath(QStringLiteral("budget-plan.json")).toStdString());
+        writePlanFile(file, options);
+        QVERIFY(readPlanFile(file).budget == options.budget);
+        window.planController()->addEntry(EntryKind::Scheme, QStringLiteral("re:.*down_proj=W8A16"));
+        QVERIFY(!window.planController()->planOptions().budget.has_value());
     }
 
     void cancelAndReopen()

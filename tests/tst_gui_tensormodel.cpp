@@ -408,7 +408,8 @@ class TestGuiTensorModel : public QObject
             document.setAnalysis({{name, QStringLiteral("W4A16"), 0.0123, 0.05},
                                   {QStringLiteral("not.in.checkpoint"), QStringLiteral("keep"), {}, {}}}),
             1);
-        QCOMPARE(changed.size(), grouped ? 2 : 1); // tensor, and in the tree its module
+        // The tensor, and in the tree its module and its layer (whose worst error changed).
+        QCOMPARE(changed.size(), grouped ? 3 : 1);
         for (const auto& args : changed) {
             QCOMPARE(args.at(0).toModelIndex().column(), int(TensorColumns::Decision));
             QCOMPARE(args.at(1).toModelIndex().column(), int(TensorColumns::MaxError));

@@ -7,7 +7,9 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 using namespace spark;
@@ -42,6 +44,7 @@ class TestPlanFile : public QObject
         options.bits = 8;
         options.groupSize = -1;
         options.tpDegree = 2;
+        options.budget = PlanBudget{"drafter_ms", 123456789, 0.42, 0.0125, {"lm_head=2"}, {"W4A16", "W8A16"}};
         const auto file = path("all.json");
         writePlanFile(file, options);
         const auto back = readPlanFile(file);
@@ -53,6 +56,7 @@ class TestPlanFile : public QObject
         QCOMPARE(back.bits, 8);
         QCOMPARE(back.groupSize, -1);
         QCOMPARE(back.tpDegree, 2);
+        QVERIFY(back.budget == options.budget);
         QVERIFY2((planFileJson(back)) == (planFileJson(options)), (planFileJson(back)).dump().c_str());
         const auto json = nlohmann::json::parse(test::readFile(file));
         QCOMPARE(json.at("format").get<std::string>(), std::string("sparkulator-plan"));
@@ -116,6 +120,15 @@ class TestPlanFile : public QObject
             << "p.json: field 'target_layers': -3 is out of range";
         QTest::addRow("tp type") << R"({"format": "sparkulator-plan", "version": 1, "tp": 1.5})"
                                  << "p.json: field 'tp': expected an integer";
+        QTest::addRow("budget objective")
+            << R"({"format": "sparkulator-plan", "version": 1, "budget": {"objective": "speed", "budget_bytes": 1}})"
+            << "p.json: field 'budget': 'objective' must be";
+        QTest::addRow("budget ms missing")
+            << R"({"format": "sparkulator-plan", "version": 1, "budget": {"objective": "drafter_ms", "budget_bytes": 1}})"
+            << "p.json: field 'budget': objective drafter_ms needs 'budget_ms'";
+        QTest::addRow("budget unknown key")
+            << R"({"format": "sparkulator-plan", "version": 1, "budget": {"objective": "streamed_bytes", "budget_bytes": 1, "mu": 2}})"
+            << "p.json: field 'budget': unknown field 'mu'";
         QTest::addRow("unknown key") << R"({"format": "sparkulator-plan", "version": 1, "targetz": []})"
                                      << "p.json: unknown field 'targetz'";
     }
@@ -185,6 +198,44 @@ class TestPlanFile : public QObject
         QVERIFY2((mergedJson.at("ignore")) == (nlohmann::json::array({"re:.*markov.*", "lm_head"})),
                  (mergedJson.at("ignore")).dump().c_str());
         QCOMPARE(mergedJson.at("default_scheme").get<std::string>(), std::string("W4A16:g64"));
+    }
+
+    // `plan --budget --save-plan` saves the allocation's rules with the budget as a record; the file gives
+    // the same plan without a sweep, and a changed command line drops the record.
+    void cliSavesBudgetPlan()
+    {
+        const auto saved = path("budget-plan.json");
+        const auto run = test::runCli(
+            {"plan", m_draft.string(), "--budget", "preset", "--json", "--save-plan", saved.string()});
+        QVERIFY2(run.exitCode == 0, run.err.c_str());
+        const auto fileJson = nlohmann::json::parse(test::readFile(saved));
+        const auto budgetJson = nlohmann::json::parse(run.out);
+        const auto& allocation = budgetJson.at("allocation");
+        QCOMPARE(fileJson.at("budget").at("objective").get<std::string>(), std::string("streamed_bytes"));
+        QCOMPARE(fileJson.at("budget").at("budget_bytes").get<std::uint64_t>(),
+                 allocation.at("budget_bytes").get<std::uint64_t>());
+        for (const auto& rule : allocation.at("rules")) {
+            const auto& rules = fileJson.at("schemes");
+            QVERIFY2(std::find(rules.begin(), rules.end(), rule) != rules.end(), rule.dump().c_str());
+        }
+        const auto reread = test::runCli({"plan", m_draft.string(), "--plan-file", saved.string(), "--json"});
+        QVERIFY2(reread.exitCode == 0, reread.err.c_str());
+        const auto rereadJson = nlohmann::json::parse(reread.out);
+        QVERIFY(!rereadJson.contains("allocation"));
+        QVERIFY2(rereadJson.at("budget_record") == fileJson.at("budget"), reread.out.c_str());
+        std::map<std::string, std::string> before, after;
+        for (const auto& m : budgetJson.at("modules")) {
+            before[m.at("name").get<std::string>()] = m.at("scheme").get<std::string>();
+        }
+        for (const auto& m : rereadJson.at("modules")) {
+            after[m.at("name").get<std::string>()] = m.at("scheme").get<std::string>();
+        }
+        QVERIFY(before == after);
+        const auto changed = path("budget-plan-changed.json");
+        const auto edit = test::runCli({"plan", m_draft.string(), "--plan-file", saved.string(), "--scheme",
+                                        "re:.*down_proj=W8A16", "--save-plan", changed.string()});
+        QVERIFY2(edit.exitCode == 0, edit.err.c_str());
+        QVERIFY(!nlohmann::json::parse(test::readFile(changed)).contains("budget"));
     }
 
     void cliReportsBadPlanFile()

@@ -4,10 +4,13 @@
 #include "core/quant/dequantize.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/packing.h"
+#include "core/quant/quantbackend.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/rtn.h"
 #include "core/quant/rtnreference.h"
 #include "core/quant/rtnscalar.h"
+#include "core/quant/schemecodec.h"
+#include "core/quant/weightscheme.h"
 #include "quanttesthelpers.h"
 
 #include <QTest>
@@ -64,6 +67,29 @@ std::vector<std::byte> randomTensor(DType dtype, std::size_t rows, std::size_t c
     return out;
 }
 
+/// Rounding ties of NVFP4's FP4 cast: the absmax 1.3125 makes the global scale 2^11, a group whose absmax
+/// is 6·2^j then has the exact effective scale 2^j, and its other weights t·2^j sit on the e2m1 rounding
+/// boundaries t (random data almost never hits them exactly). Rows 2 and 3 are all +0 and all -0.
+std::vector<std::byte> nvfp4TiesTensor(DType dtype, std::size_t rows, std::size_t cols)
+{
+    const float ties[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+    std::vector<float> values(rows * cols, 0.0f);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const std::size_t group = i / 16;
+        const std::size_t k = i % 16;
+        const float unit = std::ldexp(1.0f, -3 - static_cast<int>(group % 8));
+        const float sign = (i / 7) % 2 ? -1.0f : 1.0f;
+        values[i] = k == 0 ? 6.0f * unit : sign * ties[(i + group) % 7] * unit;
+    }
+    values[5] = 1.3125f; // the global absmax, in group 0
+    // A row of zeros and one of negative zeros: zero scales (eps), 0/0 zero points, signed zero codes.
+    std::fill(values.begin() + static_cast<std::ptrdiff_t>(2 * cols),
+              values.begin() + static_cast<std::ptrdiff_t>(3 * cols), 0.0f);
+    std::fill(values.begin() + static_cast<std::ptrdiff_t>(3 * cols),
+              values.begin() + static_cast<std::ptrdiff_t>(4 * cols), -0.0f);
+    return encode(dtype, values);
+}
+
 void addSchemes(bool withNonDivisible)
 {
     QTest::addColumn<spark::DType>("dtype");
@@ -102,6 +128,8 @@ class TestQuantSimd : public QObject
     void nonFinite_data();
     void nonFinite();
     void statsThreadIndependent();
+    void codecsMatchScalarTrace_data();
+    void codecsMatchScalarTrace();
 };
 
 void TestQuantSimd::simdMatchesReference()
@@ -260,8 +288,8 @@ void TestQuantSimd::nonFinite()
     values[first] = bad;
     const auto data = encode(dtype, values);
     auto weights = rowsOf(dtype, data, rows, cols);
-    weights.firstRow = 100; // a streamed block: indices are global
-    const auto expected = first + 100 * cols;
+    weights.firstRow = 104; // a streamed block (aligned for zero points): indices are global
+    const auto expected = first + 104 * cols;
     const QuantScheme scheme{4, group};
     std::vector<std::byte> scales(rows * scheme.groupsPerRow(cols) * scaleBytes(dtype));
     std::vector<std::int32_t> packed(rows * scheme.packedWordsPerRow(cols));
@@ -278,6 +306,12 @@ void TestQuantSimd::nonFinite()
         }
     };
     check([&] { computeScales(weights, scheme, scales.data(), 4); });
+    for (const char* name : {"W4A16_ASYM", "FP8_DYNAMIC", "NVFP4A16"}) {
+        std::vector<std::vector<std::byte>> parts;
+        const auto& codec = *findWeightScheme(name)->codec();
+        check([&] { codec.encode(weights, {}, parts, cpuBackend(), 4); });
+        check([&] { codec.encodeTensor(weights, {}, 1, parts, cpuBackend(), 4); });
+    }
     check([&] { quantizeRows(weights, scheme, scales.data(), packed.data(), 4); });
     check([&] { computeErrorStats(weights, scheme, 4); });
     check([&] { reference::computeScales(weights, scheme, scales.data()); });
@@ -327,6 +361,87 @@ void TestQuantSimd::statsThreadIndependent()
     same(acc.result());
     QVERIFY(base.relErr.has_value());
     QVERIFY(*base.relErr > 0);
+}
+
+void TestQuantSimd::codecsMatchScalarTrace_data()
+{
+    QTest::addColumn<spark::DType>("dtype");
+    QTest::addColumn<QByteArray>("scheme");
+    for (const auto dtype : {DType::BF16, DType::F16, DType::F32}) {
+        for (const char* scheme : {"W4A16_ASYM", "FP8_DYNAMIC", "NVFP4A16"}) {
+            QTest::addRow("%s %s", dtypeName(dtype).data(), scheme) << dtype << QByteArray(scheme);
+        }
+    }
+}
+
+// The SIMD encoders of the asymmetric, FP8 and NVFP4 codecs against the scalar per-element definitions
+// (traceRow, which the statistics use): on every compiled target, with 1 and 3 threads, every dequantized
+// value bit for bit, and the scale-only pass (the exporter's weight_scale) gives the same scales.
+void TestQuantSimd::codecsMatchScalarTrace()
+{
+    QFETCH(spark::DType, dtype);
+    QFETCH(QByteArray, scheme);
+    const auto& codec = *findWeightScheme(scheme.toStdString())->codec();
+    const std::size_t rows = 37; // not a multiple of 8: the last zero-point word is padded
+    const std::size_t cols = 384;
+    for (std::uint32_t seed = 0; seed <= 3; ++seed) {
+        const auto data =
+            seed == 0 ? nvfp4TiesTensor(dtype, rows, cols) : randomTensor(dtype, rows, cols, seed * 104729u);
+        const auto weights = rowsOf(dtype, data, rows, cols);
+        const auto context = codec.contextForAbsmax(dtype, weightAbsmax(weights));
+        if (seed == 0 && codec.usesGlobalScale() && dtype != DType::F16) {
+            QCOMPARE(context.globalScale, 2048.0f); // the ties are exact only then
+        }
+        std::vector<ElementCode> codes(cols);
+        std::vector<float> expected(rows * cols);
+        std::vector<std::uint16_t> expectedCodes(rows * cols);
+        for (std::size_t r = 0; r < rows; ++r) {
+            codec.traceRow(weights, r, context, codes.data());
+            for (std::size_t k = 0; k < cols; ++k) {
+                expected[r * cols + k] = rtn::roundToDType(dtype, codes[k].value * codes[k].scale);
+                expectedCodes[r * cols + k] = codes[k].code;
+            }
+        }
+        // The stored codes: for these three schemes, element i's code is bits [i·b, (i+1)·b) of the first
+        // tensor read as a little-endian bit stream (b = 8 for FP8, 4 for the packed int4 and FP4).
+        const std::size_t codeBits = codec.codeCount() == 256 ? 8 : 4;
+        const auto storedCode = [&](const std::vector<std::byte>& bytes, std::size_t i) {
+            const auto byte = static_cast<unsigned>(bytes[i * codeBits / 8]);
+            return codeBits == 8 ? byte : (byte >> (4 * (i % 2))) & 0xFu;
+        };
+        for (const auto target : hwy::SupportedAndGeneratedTargets()) {
+            hwy::SetSupportedTargetsForTest(target);
+            hwy::SupportedTargets();
+            for (const unsigned threads : {1u, 3u}) {
+                const auto parts = encodeWeight(codec, weights, context, cpuBackend(), threads);
+                std::vector<std::span<const std::byte>> views(parts.begin(), parts.end());
+                std::vector<float> decoded(rows * cols);
+                codec.decode(views, dtype, rows, cols, decoded.data());
+                for (std::size_t i = 0; i < decoded.size(); ++i) {
+                    if (std::bit_cast<std::uint32_t>(decoded[i]) !=
+                        std::bit_cast<std::uint32_t>(expected[i])) {
+                        const auto why = std::string(hwy::TargetName(target)) + ": element " +
+                                         std::to_string(i) + " decodes to " + std::to_string(decoded[i]) +
+                                         ", the scalar definition gives " + std::to_string(expected[i]);
+                        QFAIL(why.c_str());
+                    }
+                }
+                for (std::size_t i = 0; i < rows * cols; ++i) {
+                    if (storedCode(parts[0], i) != expectedCodes[i]) {
+                        const auto why = std::string(hwy::TargetName(target)) + ": element " +
+                                         std::to_string(i) + " stored code " +
+                                         std::to_string(storedCode(parts[0], i)) + ", the scalar gives " +
+                                         std::to_string(expectedCodes[i]);
+                        QFAIL(why.c_str());
+                    }
+                }
+                std::vector<std::vector<std::byte>> scalesOnly;
+                codec.encodeTensor(weights, context, 1, scalesOnly, cpuBackend(), threads);
+                QVERIFY2(scalesOnly[1] == parts[1], hwy::TargetName(target));
+            }
+        }
+        hwy::SetSupportedTargetsForTest(0);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestQuantSimd)

@@ -123,6 +123,21 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
 
     BudgetOutcome out;
     out.plan = makeAllocationPlan(checkpoint.config(), infos, allocator, *allocation);
+    out.options = allocator.planOptions(*allocation);
+    PlanBudget record;
+    record.objective = objective;
+    record.budgetBytes = budget;
+    if (args.value("budget-ms")) {
+        record.budgetMs = args.number("budget-ms", 0);
+    }
+    record.weightedError = allocation->point.weightedError;
+    record.alpha = args.values("alpha");
+    if (const auto list = args.value("candidates")) {
+        for (const auto* scheme : sweepOptions.candidates) {
+            record.candidates.emplace_back(scheme->name);
+        }
+    }
+    out.options.budget = std::move(record);
     const auto& s = allocator.sweep();
     auto predictedMs = [&](std::uint64_t streamed) -> std::optional<double> {
         SizeEstimate sizes;

@@ -23,6 +23,7 @@ bool budgetRequested(const Args& args);
 struct BudgetOutcome
 {
     QuantPlan plan;              ///< the allocation as an ordinary plan (lint, groups, sizes)
+    PlanOptions options;         ///< the options that make it (the allocation's scheme rules, the budget)
     nlohmann::ordered_json json; ///< the "allocation" object of `plan --json`
     std::string text;            ///< the allocation section of the text output
 };

@@ -5,6 +5,7 @@
 #include "command.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/lintrules.h"
+#include "core/plan/planfile.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
@@ -256,7 +257,6 @@ int runPlan(const std::vector<std::string>& argv)
     const Args args(argv, flagNames, optionNames);
     args.expectPositional(1);
     const auto options = planOptionsFrom(args);
-    savePlanIfAsked(args, options);
     const auto timing = timingInputsFrom(args);
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
     std::vector<TensorInfo> infos;
@@ -271,18 +271,29 @@ int runPlan(const std::vector<std::string>& argv)
         budget = planWithBudget(checkpoint, infos, options, plan, timing, args);
         plan = budget->plan;
     }
+    // With a budget the file holds the allocation's rules (and the budget as a record), so that
+    // `--plan-file` gives this plan without sweeping again.
+    savePlanIfAsked(args, budget ? budget->options : options);
     const auto prediction = predictTiming(plan.sizes, timing);
     const auto path = checkpoint.folder().string();
     if (args.flag("json")) {
         auto out = toJson(plan, prediction, path);
         if (budget) {
             out["allocation"] = budget->json;
+        } else if (options.budget) {
+            out["budget_record"] = planFileJson(options)["budget"];
         }
         std::cout << out.dump(2) << "\n";
     } else {
         printText(plan, prediction, path);
         if (budget) {
             std::cout << budget->text;
+        } else if (options.budget) {
+            std::cout << "\nbudget (recorded in the plan file; its scheme rules are the allocation): "
+                      << options.budget->objective << " "
+                      << (options.budget->budgetMs ? formatFixed(*options.budget->budgetMs, 3) + " ms"
+                                                   : formatBytes(options.budget->budgetBytes))
+                      << ", E = " << options.budget->weightedError << "\n";
         }
     }
     for (const auto& e : plan.errors) {

@@ -39,6 +39,13 @@ PlanOptions planOptionsFrom(const Args& args)
         throw UsageError("--group must be 32, 64, 128 or -1 (per channel)");
     }
     options.tpDegree = static_cast<int>(args.integer("tp", options.tpDegree, 1, 64));
+    // A file's budget record describes its rules only: anything that changes the plan drops it.
+    for (const char* name :
+         {"preset", "target", "ignore", "scheme", "target-layers", "bits", "group", "tp"}) {
+        if (!args.values(name).empty()) {
+            options.budget.reset();
+        }
+    }
     return options;
 }
 

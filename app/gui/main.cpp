@@ -1,5 +1,7 @@
 // The desktop application: `sparkulator [PATH]` opens the GUI; `sparkulator --screenshot OUT.png
-// [--tab tensors|plan] [--select NAME] [--analyze] PATH` renders the window offscreen to a PNG and exits.
+// [--tab tensors|plan|benchmarks|...] [--select NAME] [--analyze] [--theme light|dark] [--size WxH]
+// [--bench FILE]... PATH` renders the window offscreen to a PNG and exits.
+#include "views/shared/theme.h"
 #include "views/window/mainwindow.h"
 #include "views/window/screenshot.h"
 
@@ -59,16 +61,32 @@ int main(int argc, char** argv)
         QStringLiteral("png"));
     const QCommandLineOption tab(
         QStringLiteral("tab"),
-        QApplication::translate("main", "Tab to show in the screenshot (tensors, plan)."),
+        QApplication::translate(
+            "main", "Tab to show in the screenshot (tensors, plan, budget, benchmarks, compare)."),
         QStringLiteral("name"), QStringLiteral("tensors"));
-    const QCommandLineOption select(QStringLiteral("select"),
-                                    QApplication::translate("main", "Tensor to select in the screenshot."),
-                                    QStringLiteral("tensor"));
+    const QCommandLineOption select(
+        QStringLiteral("select"),
+        QApplication::translate("main", "Tensor, module or layer to select in the screenshot."),
+        QStringLiteral("tensor"));
     const QCommandLineOption analyze(
         QStringLiteral("analyze"),
         QApplication::translate("main",
                                 "Run the analysis (F5) and wait for it before taking the screenshot."));
-    parser.addOptions({screenshot, tab, select, analyze});
+    const QCommandLineOption theme(
+        QStringLiteral("theme"),
+        QApplication::translate("main", "Theme of the screenshot: light or dark (View ▸ Theme)."),
+        QStringLiteral("theme"));
+    const QCommandLineOption size(
+        QStringLiteral("size"),
+        QApplication::translate("main", "Window size of the screenshot, e.g. 1200x700."),
+        QStringLiteral("WxH"));
+    const QCommandLineOption bench(
+        QStringLiteral("bench"),
+        QApplication::translate("main",
+                                "Benchmark file to import into the Benchmarks tab before the screenshot "
+                                "(repeatable)."),
+        QStringLiteral("file"));
+    parser.addOptions({screenshot, tab, select, analyze, theme, size, bench});
     parser.addPositionalArgument(
         QStringLiteral("path"),
         QApplication::translate("main",
@@ -99,6 +117,17 @@ int main(int argc, char** argv)
         request.tab = parser.value(tab);
         request.select = parser.value(select);
         request.analyze = parser.isSet(analyze);
+        request.theme = parser.value(theme);
+        request.bench = parser.values(bench);
+        if (parser.isSet(size)) {
+            request.size = spark::parseScreenshotSize(parser.value(size));
+            if (!request.size.isValid()) {
+                printError(
+                    QApplication::translate("main", "--size takes WIDTHxHEIGHT, e.g. 1200x700, not '%1'")
+                        .arg(parser.value(size)));
+                return kExitUsage;
+            }
+        }
         QString error;
         const int code = spark::renderScreenshot(request, &error);
         if (code != 0) {
@@ -106,12 +135,17 @@ int main(int argc, char** argv)
         }
         return code;
     }
-    if (parser.isSet(tab) || parser.isSet(select) || parser.isSet(analyze)) {
-        printError(
-            QApplication::translate("main", "--tab, --select and --analyze only apply with --screenshot"));
+    if (parser.isSet(tab) || parser.isSet(select) || parser.isSet(analyze) || parser.isSet(theme) ||
+        parser.isSet(size) || parser.isSet(bench)) {
+        printError(QApplication::translate(
+            "main", "--tab, --select, --analyze, --theme, --size and --bench only apply with --screenshot"));
         return kExitUsage;
     }
 
+    // View ▸ Theme is remembered; System leaves the desktop's style and palette alone.
+    if (const auto stored = spark::storedTheme(); stored != spark::Theme::System) {
+        spark::applyTheme(stored);
+    }
     spark::MainWindow window;
     window.show();
     if (!path.isEmpty()) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <set>
 
 namespace spark {
@@ -12,6 +14,13 @@ std::string percentText(double fraction)
     const double v = std::round(fraction * 1000.0) / 10.0;
     auto text = std::to_string(v);
     return text.substr(0, text.find('.') + 2) + "%";
+}
+
+/// "file.json:12" (the file's name, and its line where the record has one) for messages.
+std::string sourceName(const BenchRecord& record)
+{
+    const auto name = std::filesystem::path(record.sourceFile).filename().string();
+    return record.sourceLine > 0 ? name + ":" + std::to_string(record.sourceLine) : name;
 }
 
 } // namespace
@@ -117,7 +126,7 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
             cell.promptLen = len;
             cell.records = members.size();
             std::map<std::string, std::vector<double>> values;
-            std::set<int> repeats;
+            std::map<int, const BenchRecord*> repeats; // repeat number → the record that had it first
             int nextRepeat = 1;
             bool allCounters = true;
             SpecDecodeCounters pooled;
@@ -130,11 +139,12 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
                     }
                     r->repeat = nextRepeat;
                 }
-                if (!repeats.insert(r->repeat).second) {
+                if (const auto [first, fresh] = repeats.emplace(r->repeat, r); !fresh) {
                     report.warnings.push_back({BenchWarningKind::InferredTag, r->sourceFile, r->sourceLine,
                                                "repeat " + std::to_string(r->repeat) + " of arm '" + arm +
                                                    "' at prompt length " + std::to_string(len) +
-                                                   " appears more than once; both are used"});
+                                                   " appears more than once (first in " +
+                                                   sourceName(*first->second) + "); both are used"});
                 }
                 for (const auto& [name, v] : r->metrics) {
                     if (std::isfinite(v)) {

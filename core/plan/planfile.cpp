@@ -60,6 +60,49 @@ int integerField(const nlohmann::json& value, const char* field, const std::stri
     return static_cast<int>(n);
 }
 
+PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
+{
+    if (!value.is_object()) {
+        failField(file, "budget", "expected an object");
+    }
+    static const std::set<std::string> known{"objective",      "budget_bytes", "budget_ms",
+                                             "weighted_error", "alpha",        "candidates"};
+    for (const auto& [key, item] : value.items()) {
+        if (!known.contains(key)) {
+            failField(file, "budget", "unknown field '" + key + "'");
+        }
+    }
+    PlanBudget budget;
+    static const std::set<std::string> objectives{"streamed_bytes", "checkpoint_bytes", "drafter_ms"};
+    if (!value.contains("objective") || !value.at("objective").is_string() ||
+        !objectives.contains(value.at("objective").get<std::string>())) {
+        failField(file, "budget", "'objective' must be streamed_bytes, checkpoint_bytes or drafter_ms");
+    }
+    budget.objective = value.at("objective").get<std::string>();
+    if (!value.contains("budget_bytes") || !value.at("budget_bytes").is_number_unsigned()) {
+        failField(file, "budget", "'budget_bytes' must be a non-negative integer");
+    }
+    budget.budgetBytes = value.at("budget_bytes").get<std::uint64_t>();
+    if (value.contains("budget_ms")) {
+        if (!value.at("budget_ms").is_number() || !(value.at("budget_ms").get<double>() > 0)) {
+            failField(file, "budget", "'budget_ms' must be a positive number");
+        }
+        budget.budgetMs = value.at("budget_ms").get<double>();
+    }
+    if (budget.objective == "drafter_ms" && !budget.budgetMs) {
+        failField(file, "budget", "objective drafter_ms needs 'budget_ms'");
+    }
+    if (value.contains("weighted_error")) {
+        if (!value.at("weighted_error").is_number() || value.at("weighted_error").get<double>() < 0) {
+            failField(file, "budget", "'weighted_error' must be a non-negative number");
+        }
+        budget.weightedError = value.at("weighted_error").get<double>();
+    }
+    budget.alpha = stringList(value, "alpha", file);
+    budget.candidates = stringList(value, "candidates", file);
+    return budget;
+}
+
 } // namespace
 
 nlohmann::json planFileJson(const PlanOptions& options)
@@ -77,6 +120,17 @@ nlohmann::json planFileJson(const PlanOptions& options)
         out["target_layers"] = *options.targetLayers;
     }
     out["tp"] = options.tpDegree;
+    if (const auto& b = options.budget) {
+        auto& budget = out["budget"];
+        budget["objective"] = b->objective;
+        budget["budget_bytes"] = b->budgetBytes;
+        if (b->budgetMs) {
+            budget["budget_ms"] = *b->budgetMs;
+        }
+        budget["weighted_error"] = b->weightedError;
+        budget["alpha"] = b->alpha;
+        budget["candidates"] = b->candidates;
+    }
     return out;
 }
 
@@ -93,9 +147,9 @@ PlanOptions parsePlanFile(std::string_view text, const std::string& file)
     if (!root.is_object()) {
         fail(file, "expected a JSON object (a Sparkulator plan file)");
     }
-    static const std::set<std::string> known{"format",         "version",       "preset",
-                                             "targets",        "ignore",        "schemes",
-                                             "default_scheme", "target_layers", "tp"};
+    static const std::set<std::string> known{"format", "version", "preset",         "targets",
+                                             "ignore", "schemes", "default_scheme", "target_layers",
+                                             "tp",     "budget"};
     for (const auto& [key, value] : root.items()) {
         if (!known.contains(key)) {
             fail(file, "unknown field '" + key + "'");
@@ -146,6 +200,9 @@ PlanOptions parsePlanFile(std::string_view text, const std::string& file)
     }
     if (root.contains("tp")) {
         options.tpDegree = integerField(root.at("tp"), "tp", file, 1, 64);
+    }
+    if (root.contains("budget") && !root.at("budget").is_null()) {
+        options.budget = parseBudget(root.at("budget"), file);
     }
     return options;
 }

@@ -32,7 +32,13 @@ inline constexpr int kPlanFileVersion = 1;
 ///   "schemes": ["re:.*down.*=W8A16"], // scheme rules ENTRY=SCHEME after the preset's (the last match wins)
 ///   "default_scheme": "W4A16",      // an integer symmetric scheme (bits and group, like --bits/--group)
 ///   "target_layers": 32,            // optional: the target model's layer count
-///   "tp": 1                         // optional: tensor-parallel degree (default 1)
+///   "tp": 1,                        // optional: tensor-parallel degree (default 1)
+///   "budget": {                     // optional: the budget whose allocation gave the scheme rules (a
+///     "objective": "streamed_bytes",  //   record: the rules alone reproduce the plan); objective is
+///     "budget_bytes": 1234567,        //   streamed_bytes, checkpoint_bytes or drafter_ms (then also
+///     "weighted_error": 0.0123,       //   "budget_ms"); "alpha" and "candidates" as given
+///     "alpha": [], "candidates": []
+///   }
 /// }
 /// ```
 /// Keys are written sorted (nlohmann::json's order). Every key but format and version may be left out

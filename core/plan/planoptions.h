@@ -1,10 +1,25 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace spark {
+
+/// @brief The budget whose allocation gave a plan's scheme rules, kept with the plan as a record: the rules
+/// alone reproduce the plan (makePlan() ignores this), and a reader sees what it was optimised for.
+struct PlanBudget
+{
+    std::string objective;               ///< "streamed_bytes", "checkpoint_bytes" or "drafter_ms"
+    std::uint64_t budgetBytes = 0;       ///< the budget, in bytes of the objective's kind
+    std::optional<double> budgetMs;      ///< the drafter-time budget (objective "drafter_ms")
+    double weightedError = 0;            ///< E = Σ α·rel_err² of the allocation
+    std::vector<std::string> alpha;      ///< the --alpha rules ENTRY=X in effect
+    std::vector<std::string> candidates; ///< the candidate schemes swept (empty: every legal one)
+
+    bool operator==(const PlanBudget&) const = default;
+};
 
 /// @brief What the user asks of makePlan(); the same options drive `plan`, `quantize` and the GUI editor.
 struct PlanOptions
@@ -22,6 +37,7 @@ struct PlanOptions
     int bits = 4;        ///< default scheme: 4 or 8 bits (int symmetric) ...
     int groupSize = 128; ///< ... with 32, 64, 128, or -1 for one scale per output channel
     int tpDegree = 1;    ///< tensor-parallel degree the draft will be served with (shape gate per rank)
+    std::optional<PlanBudget> budget; ///< set when the budget allocator chose the scheme rules
 };
 
 } // namespace spark

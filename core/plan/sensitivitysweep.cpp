@@ -307,7 +307,7 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
                                            static_cast<std::size_t>(info.shape.at(1)),
                                            0,
                                            info.name};
-                    setAbsmax = std::max(setAbsmax, simdAbsmax(whole));
+                    setAbsmax = std::max(setAbsmax, weightAbsmax(whole));
                 } else if (absmaxFirst) {
                     RowChunkReader reader(checkpoint, *m.tensor);
                     setAbsmax = std::max(setAbsmax, reader.absmax());

@@ -1,7 +1,7 @@
 // FP8_DYNAMIC weights (schemes-spec §3.3): float8_e4m3fn per element, one scale per output channel.
-#include "core/quant/fp8e4m3.h"
+#include "core/quant/codeckernels.h"
+#include "core/quant/rowblocks.h"
 #include "core/quant/schemecodecs.h"
-#include "core/util/parallel.h"
 
 namespace spark {
 namespace {
@@ -16,24 +16,18 @@ class Fp8Codec final : public SchemeCodec
         return {{"weight", DType::F8_E4M3, {out, in}, 1}, {"weight_scale", dtype, {out, 1}, 1}};
     }
 
-    void encode(const WeightRows& rows, const SchemeContext& context,
+    void encode(const WeightRows& rows, const SchemeContext& /*context*/,
                 std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
                 unsigned threads) const override
     {
-        codec::validateRows(rows, -1);
-        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
-        const std::size_t eb = scaleBytes(rows.dtype);
-        parallelFor(rows.rowCount, 16, threads, [&](std::size_t begin, std::size_t end) {
-            std::vector<ElementCode> codes(rows.cols);
-            for (std::size_t r = begin; r < end; ++r) {
-                traceRow(rows, r, context, codes.data());
-                auto* out = reinterpret_cast<std::uint8_t*>(parts[0].data()) + r * rows.cols;
-                for (std::size_t k = 0; k < rows.cols; ++k) {
-                    out[k] = static_cast<std::uint8_t>(codes[k].code);
-                }
-                rtn::storeScale(rows.dtype, codes[0].scale, parts[1].data() + r * eb);
-            }
-        });
+        run(rows, parts, threads, true);
+    }
+
+    void encodeTensor(const WeightRows& rows, const SchemeContext& /*context*/, std::size_t index,
+                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                      unsigned threads) const override
+    {
+        run(rows, parts, threads, index == 0);
     }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
@@ -60,9 +54,7 @@ class Fp8Codec final : public SchemeCodec
         }
         const float s = rtn::scaleFromAbsmax(rows.dtype, absmax, kFp8Max);
         for (std::size_t k = 0; k < rows.cols; ++k) {
-            // The quotient is rounded to the weight dtype before the clamp and the FP8 cast (V6).
-            const float x = std::clamp(rtn::roundToDType(rows.dtype, w[k] / s), -kFp8Max, kFp8Max);
-            const std::uint8_t code = minifloat::e4m3FromFloat(x);
+            const std::uint8_t code = codec::fp8Code(rows.dtype, w[k], s);
             out[k] = {minifloat::e4m3ToFloat(code), s, code};
         }
         return rtn::roundToDType(rows.dtype, absmax / kFp8Max) == 0.0f ? 1 : 0;
@@ -71,6 +63,20 @@ class Fp8Codec final : public SchemeCodec
     int codeCount() const override { return 256; }
     double gridRange() const override { return kFp8Max; }
     std::size_t groupsPerRow(std::size_t /*cols*/) const override { return 1; }
+
+  private:
+    /// The row scales always, the codes when @p values (weight_scale alone needs only the absmax).
+    void run(const WeightRows& rows, std::vector<std::vector<std::byte>>& parts, unsigned threads,
+             bool values) const
+    {
+        codec::validateRows(rows, -1);
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        auto* codes = reinterpret_cast<std::uint8_t*>(parts[0].data());
+        rowblocks::run(rows, 1, threads, [&](const WeightRows& part, std::size_t begin) {
+            return kernels::encodeFp8Rows(part, values ? codes + begin * rows.cols : nullptr,
+                                          parts[1].data() + begin * scaleBytes(rows.dtype));
+        });
+    }
 };
 
 } // namespace

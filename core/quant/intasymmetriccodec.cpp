@@ -1,7 +1,8 @@
 // W4A16_ASYM (schemes-spec §3.2): int4 with a zero point per group, packed along the output dimension.
+#include "core/quant/codeckernels.h"
 #include "core/quant/packing.h"
+#include "core/quant/rowblocks.h"
 #include "core/quant/schemecodecs.h"
-#include "core/util/parallel.h"
 
 #include <cmath>
 
@@ -11,15 +12,6 @@ namespace {
 constexpr int kQMin = -8;
 constexpr int kQMax = 7;
 constexpr std::size_t kRowsPerZeroWord = 8; // 4-bit zero points, 8 rows per int32 word
-
-/// x = rnd(rnd(w / s) + zp) in the dtype, then q = clamp(rint(x), -8, 7).
-int quantizeAsym(DType dt, float w, const codec::AsymGroupParams& p)
-{
-    const float x =
-        rtn::roundToDType(dt, rtn::roundToDType(dt, w / p.scale) + static_cast<float>(p.zeroPoint));
-    return static_cast<int>(
-        rtn::roundHalfEven(std::clamp(x, static_cast<float>(kQMin), static_cast<float>(kQMax))));
-}
 
 class IntAsymmetricCodec final : public SchemeCodec
 {
@@ -43,46 +35,14 @@ class IntAsymmetricCodec final : public SchemeCodec
                 std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
                 unsigned threads) const override
     {
-        codec::validateRows(rows, m_group, kRowsPerZeroWord);
-        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
-        const std::size_t cols = rows.cols;
-        const std::size_t groups = cols / static_cast<std::size_t>(m_group);
-        const std::size_t words = (cols + 7) / 8;
-        const std::size_t eb = scaleBytes(rows.dtype);
-        // Units of 8 rows: one zero-point word per group covers them.
-        const std::size_t units = (rows.rowCount + kRowsPerZeroWord - 1) / kRowsPerZeroWord;
-        parallelFor(units, 1, threads, [&](std::size_t begin, std::size_t end) {
-            std::vector<float> w(cols);
-            std::vector<std::int8_t> q(cols);
-            std::vector<std::int32_t> packed(words);
-            std::vector<std::uint32_t> zeroWords(groups);
-            for (std::size_t unit = begin; unit < end; ++unit) {
-                std::fill(zeroWords.begin(), zeroWords.end(), 0u); // rows past the end pad with u = 0
-                for (std::size_t t = 0; t < kRowsPerZeroWord; ++t) {
-                    const std::size_t r = unit * kRowsPerZeroWord + t;
-                    if (r >= rows.rowCount) {
-                        break;
-                    }
-                    codec::loadRow(rows, r, w.data());
-                    for (std::size_t g = 0; g < groups; ++g) {
-                        const std::size_t g0 = g * static_cast<std::size_t>(m_group);
-                        const auto p = codec::asymGroupParams(rows.dtype, w.data() + g0,
-                                                              static_cast<std::size_t>(m_group));
-                        rtn::storeScale(rows.dtype, p.scale, parts[1].data() + (r * groups + g) * eb);
-                        zeroWords[g] |= static_cast<std::uint32_t>(p.zeroPoint + 8) << (4 * t);
-                        for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
-                            q[k] = static_cast<std::int8_t>(quantizeAsym(rows.dtype, w[k], p));
-                        }
-                    }
-                    packRow(q.data(), cols, 4, packed.data());
-                    std::memcpy(parts[0].data() + r * words * 4, packed.data(), words * 4);
-                }
-                for (std::size_t g = 0; g < groups; ++g) {
-                    codec::storeI32(parts[2].data(), unit * groups + g,
-                                    static_cast<std::int32_t>(zeroWords[g]));
-                }
-            }
-        });
+        run(rows, parts, threads, true);
+    }
+
+    void encodeTensor(const WeightRows& rows, const SchemeContext& /*context*/, std::size_t index,
+                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                      unsigned threads) const override
+    {
+        run(rows, parts, threads, index == 0);
     }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
@@ -118,7 +78,7 @@ class IntAsymmetricCodec final : public SchemeCodec
                 codec::asymGroupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
             epsGroups += p.eps;
             for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
-                const int q = quantizeAsym(rows.dtype, w[k], p);
+                const int q = codec::quantizeAsym(rows.dtype, w[k], p);
                 out[k] = {static_cast<float>(q - p.zeroPoint), p.scale,
                           static_cast<std::uint16_t>(q - kQMin)};
             }
@@ -134,6 +94,38 @@ class IntAsymmetricCodec final : public SchemeCodec
     }
 
   private:
+    /// Scales and zero points always, the packed codes when @p values.
+    void run(const WeightRows& rows, std::vector<std::vector<std::byte>>& parts, unsigned threads,
+             bool values) const
+    {
+        codec::validateRows(rows, m_group, kRowsPerZeroWord);
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        const std::size_t groups = rows.cols / static_cast<std::size_t>(m_group);
+        const std::size_t words = (rows.cols + 7) / 8;
+        auto* packed = reinterpret_cast<std::int32_t*>(parts[0].data());
+        std::vector<std::int8_t> zeroPoints(rows.rowCount * groups);
+        rowblocks::run(rows, kRowsPerZeroWord, threads, [&](const WeightRows& part, std::size_t begin) {
+            return kernels::encodeAsymRows(part, static_cast<std::size_t>(m_group),
+                                           values ? packed + begin * words : nullptr,
+                                           parts[1].data() + begin * groups * scaleBytes(rows.dtype),
+                                           zeroPoints.data() + begin * groups);
+        });
+        // Zero points + 8 as nibbles along the output dimension: row 8u + t in bits 4t of word (u, g);
+        // rows past the end pad with 0.
+        for (std::size_t unit = 0; unit * kRowsPerZeroWord < rows.rowCount; ++unit) {
+            for (std::size_t g = 0; g < groups; ++g) {
+                std::uint32_t word = 0;
+                for (std::size_t t = 0; t < kRowsPerZeroWord; ++t) {
+                    const std::size_t r = unit * kRowsPerZeroWord + t;
+                    if (r < rows.rowCount) {
+                        word |= static_cast<std::uint32_t>(zeroPoints[r * groups + g] + 8) << (4 * t);
+                    }
+                }
+                codec::storeI32(parts[2].data(), unit * groups + g, static_cast<std::int32_t>(word));
+            }
+        }
+    }
+
     int m_group;
 };
 

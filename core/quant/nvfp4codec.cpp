@@ -1,8 +1,8 @@
 // NVFP4A16 (schemes-spec §3.4): FP4 e2m1 values, an FP8 e4m3 scale per 16 weights and an FP32 global
 // scale shared by the members of a fused set.
-#include "core/quant/fp8e4m3.h"
+#include "core/quant/codeckernels.h"
+#include "core/quant/rowblocks.h"
 #include "core/quant/schemecodecs.h"
-#include "core/util/parallel.h"
 
 #include <bit>
 #include <limits>
@@ -20,30 +20,13 @@ float smallestNormal(DType dt)
     return dt == DType::F16 ? 0x1p-14f : 0x1p-126f;
 }
 
-/// The FP8 code of a group's scale and the float32 effective scale it gives with the global scale.
-struct GroupScale
-{
-    std::uint8_t code = 0;
-    float effective = 0;
-    bool eps = false;
-};
-
-GroupScale groupScale(DType dt, const float* w, float globalScale)
+codec::Nvfp4GroupScale groupScale(DType dt, const float* w, float globalScale)
 {
     float absmax = 0;
     for (std::size_t k = 0; k < kGroup; ++k) {
         absmax = std::max(absmax, std::fabs(w[k]));
     }
-    const float local = rtn::roundToDType(dt, absmax / kFp4Max);
-    const float product = std::clamp(globalScale * local, -kFp8Max, kFp8Max);
-    GroupScale s;
-    s.code = minifloat::e4m3FromFloat(product);
-    if ((s.code & 0x7F) == 0) {
-        s.code = kFp8Eps;
-        s.eps = true;
-    }
-    s.effective = minifloat::e4m3ToFloat(s.code) / globalScale;
-    return s;
+    return codec::nvfp4GroupScale(dt, absmax, globalScale);
 }
 
 class Nvfp4Codec final : public SchemeCodec
@@ -79,28 +62,14 @@ class Nvfp4Codec final : public SchemeCodec
                 std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
                 unsigned threads) const override
     {
-        codec::validateRows(rows, static_cast<int>(kGroup));
-        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
-        const std::size_t groups = rows.cols / kGroup;
-        parallelFor(rows.rowCount, 16, threads, [&](std::size_t begin, std::size_t end) {
-            std::vector<ElementCode> codes(rows.cols);
-            std::vector<float> w(rows.cols);
-            for (std::size_t r = begin; r < end; ++r) {
-                codec::loadRow(rows, r, w.data());
-                auto* packed = reinterpret_cast<std::uint8_t*>(parts[0].data()) + r * rows.cols / 2;
-                auto* scales = reinterpret_cast<std::uint8_t*>(parts[1].data()) + r * groups;
-                for (std::size_t g = 0; g < groups; ++g) {
-                    const float* gw = w.data() + g * kGroup;
-                    const auto s = groupScale(rows.dtype, gw, context.globalScale);
-                    scales[g] = s.code;
-                    for (std::size_t k = 0; k < kGroup; k += 2) {
-                        const auto lo = nibble(gw[k], s.effective);
-                        const auto hi = nibble(gw[k + 1], s.effective);
-                        packed[(g * kGroup + k) / 2] = static_cast<std::uint8_t>(lo | (hi << 4));
-                    }
-                }
-            }
-        });
+        run(rows, context, parts, threads, true);
+    }
+
+    void encodeTensor(const WeightRows& rows, const SchemeContext& context, std::size_t index,
+                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                      unsigned threads) const override
+    {
+        run(rows, context, parts, threads, index == 0);
     }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
@@ -131,7 +100,7 @@ class Nvfp4Codec final : public SchemeCodec
             const auto s = groupScale(rows.dtype, w.data() + g0, context.globalScale);
             epsGroups += s.eps;
             for (std::size_t k = g0; k < g0 + kGroup; ++k) {
-                const auto bits = nibble(w[k], s.effective);
+                const auto bits = codec::nvfp4Nibble(w[k], s.effective);
                 out[k] = {minifloat::e2m1ToFloat(bits), s.effective, bits};
             }
         }
@@ -143,14 +112,37 @@ class Nvfp4Codec final : public SchemeCodec
     std::size_t groupsPerRow(std::size_t cols) const override { return cols / kGroup; }
 
   private:
-    /// x = f32(w / se) in float32 (the global scale is float32, so no dtype rounding), clamped, cast.
-    static std::uint8_t nibble(float w, float effective)
+    /// The group scale codes always, the packed nibbles when @p values.
+    void run(const WeightRows& rows, const SchemeContext& context, std::vector<std::vector<std::byte>>& parts,
+             unsigned threads, bool values) const
     {
-        return minifloat::e2m1FromFloat(std::clamp(w / effective, -kFp4Max, kFp4Max));
+        codec::validateRows(rows, static_cast<int>(kGroup));
+        codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        auto* packed = reinterpret_cast<std::uint8_t*>(parts[0].data());
+        auto* scales = reinterpret_cast<std::uint8_t*>(parts[1].data());
+        rowblocks::run(rows, 1, threads, [&](const WeightRows& part, std::size_t begin) {
+            return kernels::encodeNvfp4Rows(part, context.globalScale,
+                                            values ? packed + begin * rows.cols / 2 : nullptr,
+                                            scales + begin * (rows.cols / kGroup));
+        });
     }
 };
 
 } // namespace
+
+codec::Nvfp4GroupScale codec::nvfp4GroupScale(DType dt, float absmax, float globalScale)
+{
+    const float local = rtn::roundToDType(dt, absmax / kFp4Max);
+    const float product = std::clamp(globalScale * local, -kFp8Max, kFp8Max);
+    Nvfp4GroupScale s;
+    s.code = minifloat::e4m3FromFloat(product);
+    if ((s.code & 0x7F) == 0) {
+        s.code = kFp8Eps;
+        s.eps = true;
+    }
+    s.effective = minifloat::e4m3ToFloat(s.code) / globalScale;
+    return s;
+}
 
 std::unique_ptr<SchemeCodec> makeNvfp4Codec()
 {

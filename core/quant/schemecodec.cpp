@@ -1,6 +1,7 @@
 #include "core/quant/schemecodec.h"
 
 #include "core/quant/schemecodecs.h"
+#include "core/quant/sweepkernels.h"
 
 #include <numeric>
 
@@ -54,17 +55,18 @@ std::vector<std::vector<std::byte>> encodeWeight(const SchemeCodec& codec, const
 
 float weightAbsmax(const WeightRows& rows)
 {
-    const auto limit = rtn::nonFiniteRaw(rows.dtype);
-    std::uint32_t best = 0;
-    const std::size_t count = rows.rowCount * rows.cols;
-    for (std::size_t i = 0; i < count; ++i) {
-        const auto raw = rtn::rawAbs(rows.dtype, rows.data, i);
-        if (raw >= limit) {
-            rows.throwNonFinite(i);
-        }
-        best = std::max(best, raw);
+    if (!isQuantizableFloat(rows.dtype)) {
+        throw QuantError(QuantErrorKind::UnsupportedDType,
+                         "cannot quantize dtype " + std::string(dtypeName(rows.dtype)) +
+                             " (BF16, F16 or F32 needed)",
+                         std::string(rows.tensor));
     }
-    return rtn::rawToFloat(rows.dtype, best);
+    std::size_t bad = kernels::kNoIndex;
+    const float absmax = kernels::absmaxRows(rows, &bad);
+    if (bad != kernels::kNoIndex) {
+        rows.throwNonFinite(bad);
+    }
+    return absmax;
 }
 
 namespace codec {

@@ -2,10 +2,12 @@
 
 // The codec of each scheme family and the helpers they share (internal to core/quant).
 
+#include "core/quant/fp8e4m3.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/rtnscalar.h"
 #include "core/quant/schemecodec.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -41,6 +43,38 @@ struct AsymGroupParams
 AsymGroupParams asymGroupParams(DType dt, const float* w, std::size_t width);
 /// @brief The same from the group's min(w, 0) and max(w, 0) (@p mn <= 0 <= @p mx).
 AsymGroupParams asymGroupParams(DType dt, float mn, float mx);
+
+/// @brief W4A16_ASYM's code of one weight: x = rnd(rnd(w / s) + zp) in the dtype, q = clamp(rint(x), -8, 7).
+inline int quantizeAsym(DType dt, float w, const AsymGroupParams& p)
+{
+    const float x =
+        rtn::roundToDType(dt, rtn::roundToDType(dt, w / p.scale) + static_cast<float>(p.zeroPoint));
+    return static_cast<int>(rtn::roundHalfEven(std::clamp(x, -8.0f, 7.0f)));
+}
+
+/// @brief FP8_DYNAMIC's code of one weight for the row scale @p s: the quotient is rounded to the weight
+/// dtype before the clamp and the FP8 cast (schemes-spec V6).
+inline std::uint8_t fp8Code(DType dt, float w, float s)
+{
+    return minifloat::e4m3FromFloat(std::clamp(rtn::roundToDType(dt, w / s), -448.0f, 448.0f));
+}
+
+/// @brief The FP8 code of an NVFP4 group's scale and the float32 effective scale it gives.
+struct Nvfp4GroupScale
+{
+    std::uint8_t code = 0;
+    float effective = 0;
+    bool eps = false; ///< the scale rounded to zero and became float8's eps 0.125
+};
+
+/// @brief NVFP4's scale of a group whose largest |w| is @p absmax, under @p globalScale (schemes-spec §3.4).
+Nvfp4GroupScale nvfp4GroupScale(DType dt, float absmax, float globalScale);
+
+/// @brief NVFP4's nibble (sign << 3 | e2m1 index) of one weight: f32(w / effective), clamped, cast.
+inline std::uint8_t nvfp4Nibble(float w, float effective)
+{
+    return minifloat::e2m1FromFloat(std::clamp(w / effective, -6.0f, 6.0f));
+}
 
 inline std::int32_t loadI32(std::span<const std::byte> bytes, std::size_t i)
 {

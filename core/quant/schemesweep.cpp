@@ -1,11 +1,10 @@
 #include "core/quant/schemesweep.h"
 
 #include "core/quant/quanterror.h"
+#include "core/quant/rowblocks.h"
 #include "core/quant/sweepkernels.h"
-#include "core/util/parallel.h"
 
 #include <algorithm>
-#include <atomic>
 
 namespace spark {
 
@@ -55,24 +54,10 @@ void SchemeSweepAccumulator::addRows(const WeightRows& rows, unsigned threads)
     const std::size_t count = kernelSchemes.size();
     std::vector<double> sumW2(rows.rowCount);
     std::vector<kernels::SweepRowError> errors(rows.rowCount * count);
-    // The first bad element over all threads, so the error names the same index whatever the split.
-    std::atomic<std::size_t> firstBad{kernels::kNoIndex};
-    parallelFor(rows.rowCount, 4, threads, [&](std::size_t begin, std::size_t end) {
-        WeightRows part = rows;
-        part.data = rows.row(begin);
-        part.rowCount = end - begin;
-        const auto bad = kernels::sweepRows(part, kernelSchemes.data(), count, sumW2.data() + begin,
-                                            errors.data() + begin * count);
-        if (bad != kernels::kNoIndex) {
-            const std::size_t flat = begin * rows.cols + bad;
-            std::size_t seen = firstBad.load();
-            while (flat < seen && !firstBad.compare_exchange_weak(seen, flat)) {
-            }
-        }
+    rowblocks::run(rows, 1, threads, [&](const WeightRows& part, std::size_t begin) {
+        return kernels::sweepRows(part, kernelSchemes.data(), count, sumW2.data() + begin,
+                                  errors.data() + begin * count);
     });
-    if (firstBad.load() != kernels::kNoIndex) {
-        rows.throwNonFinite(firstBad.load());
-    }
     for (std::size_t r = 0; r < rows.rowCount; ++r) {
         m_sqNorm += sumW2[r];
         for (std::size_t i = 0; i < count; ++i) {
@@ -81,22 +66,6 @@ void SchemeSweepAccumulator::addRows(const WeightRows& rows, unsigned threads)
         }
     }
     m_rowsDone += rows.rowCount;
-}
-
-float simdAbsmax(const WeightRows& rows)
-{
-    if (!isQuantizableFloat(rows.dtype)) {
-        throw QuantError(QuantErrorKind::UnsupportedDType,
-                         "cannot quantize dtype " + std::string(dtypeName(rows.dtype)) +
-                             " (BF16, F16 or F32 needed)",
-                         std::string(rows.tensor));
-    }
-    std::size_t bad = kernels::kNoIndex;
-    const float absmax = kernels::absmaxRows(rows, &bad);
-    if (bad != kernels::kNoIndex) {
-        rows.throwNonFinite(bad);
-    }
-    return absmax;
 }
 
 std::vector<SweepError> SchemeSweepAccumulator::result() const

@@ -53,8 +53,4 @@ class SchemeSweepAccumulator
     std::vector<std::uint64_t> m_nonFinite;
 };
 
-/// @brief weightAbsmax() on the SIMD kernel: the same value, the same NonFinite QuantError (tensor name and
-/// first bad flat index), about ten times faster (NVFP4's global scale needs it before any error).
-float simdAbsmax(const WeightRows& rows);
-
 } // namespace spark

@@ -107,21 +107,82 @@ void scalarElement(DType dtype, float w, float s, float invS, const Bins& b, Tai
     countElement(c, qBin, wBin, eBin, aBin);
 }
 
-/// Calls @p add with the float64 promotions of the lower then the upper half of a, b, c (the order of
-/// a plain loop in steps of Lanes(dd)).
+/// Calls @p add with the float64 promotions of the lower then the upper half of a, b, c and the offset
+/// of that half within the float vector (0, then Lanes(dd)).
 template <class Add> HWY_INLINE void AccumulateHalves(VF a, VF b, VF c, const Add& add)
 {
     using DD = hn::Repartition<double, DF>;
     const DD dd;
 #if HWY_TARGET == HWY_SCALAR
-    add(hn::PromoteTo(dd, a), hn::PromoteTo(dd, b), hn::PromoteTo(dd, c));
+    add(hn::PromoteTo(dd, a), hn::PromoteTo(dd, b), hn::PromoteTo(dd, c), 0);
 #else
     const hn::Rebind<float, DD> dh;
     add(hn::PromoteTo(dd, hn::LowerHalf(dh, a)), hn::PromoteTo(dd, hn::LowerHalf(dh, b)),
-        hn::PromoteTo(dd, hn::LowerHalf(dh, c)));
+        hn::PromoteTo(dd, hn::LowerHalf(dh, c)), 0);
     add(hn::PromoteTo(dd, hn::UpperHalf(dh, a)), hn::PromoteTo(dd, hn::UpperHalf(dh, b)),
-        hn::PromoteTo(dd, hn::UpperHalf(dh, c)));
+        hn::PromoteTo(dd, hn::UpperHalf(dh, c)), hn::Lanes(dd));
 #endif
+}
+
+/// The five float64 sums of a row in an order that does not depend on the vector width, so that every
+/// target (AVX-512, AVX2, SSE4, NEON, SVE of any length, scalar) and every machine gives the same bits:
+/// element j of the row is added to virtual lane j mod kSumLanes of each sum, in increasing j, and the
+/// lanes are added up in lane order at the end of the row. With a vector of Lanes(dd) <= kSumLanes doubles
+/// starting at a row position that is a multiple of its length, that is one vector Add into the lanes
+/// [j mod kSumLanes, ...) (IEEE additions lane by lane, the same as one at a time). kSumLanes covers the
+/// widest SVE vector (2048 bits: 32 doubles). Squares of floats are exact in float64, so only the additions
+/// round: w², |w|, e², |e| and (w - q·s)² of 16-bit weights often sum exactly anyway, F32 weights do not.
+constexpr std::size_t kSumLanes = 32;
+struct RowSums
+{
+    HWY_ALIGN double w2[kSumLanes];
+    HWY_ALIGN double absW[kSumLanes];
+    HWY_ALIGN double err2[kSumLanes];
+    HWY_ALIGN double absErr[kSumLanes];
+    HWY_ALIGN double exact[kSumLanes];
+
+    void clear()
+    {
+        for (std::size_t l = 0; l < kSumLanes; ++l) {
+            w2[l] = absW[l] = err2[l] = absErr[l] = exact[l] = 0.0;
+        }
+    }
+
+    /// One element at row position @p j (scalar tails).
+    void add(std::size_t j, double w, double e, double ex)
+    {
+        const std::size_t l = j % kSumLanes;
+        w2[l] += w * w;
+        absW[l] += std::fabs(w);
+        err2[l] += e * e;
+        absErr[l] += std::fabs(e);
+        exact[l] += ex * ex;
+    }
+
+    static double total(const double* lanes)
+    {
+        double sum = 0.0;
+        for (std::size_t l = 0; l < kSumLanes; ++l) {
+            sum += lanes[l];
+        }
+        return sum;
+    }
+};
+
+/// Adds @p v (the elements at row positions j, j+1, ...) to the virtual lanes of @p lanes.
+template <class DD> HWY_INLINE void AddToLanes(DD dd, double* lanes, std::size_t j, hn::Vec<DD> v)
+{
+    const std::size_t nd = hn::Lanes(dd);
+    const std::size_t l = j % kSumLanes;
+    if (HWY_LIKELY(l % nd == 0 && l + nd <= kSumLanes)) {
+        hn::StoreU(hn::Add(hn::LoadU(dd, lanes + l), v), dd, lanes + l);
+    } else {
+        HWY_ALIGN double values[hn::MaxLanes(dd)];
+        hn::Store(v, dd, values);
+        for (std::size_t i = 0; i < nd; ++i) {
+            lanes[(j + i) % kSumLanes] += values[i];
+        }
+    }
 }
 
 template <DType T>
@@ -132,9 +193,7 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
     const DU du;
     using DD = hn::Repartition<double, DF>;
     const DD dd;
-    const hn::Rebind<float, DD> dfh;
     const std::size_t n = hn::Lanes(df);
-    const std::size_t nd = hn::Lanes(dd);
     const std::size_t cols = rows.cols;
     const std::size_t width = scheme.groupWidth(cols);
     const std::size_t groups = scheme.groupsPerRow(cols);
@@ -176,6 +235,7 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
         return sum;
     };
     TailScratch x(2 * n + 1);
+    RowSums sums;
     HWY_ALIGN std::uint32_t keys[kKeyBlock];
     HWY_ALIGN float laneWBin[hn::MaxLanes(df)];
     HWY_ALIGN float laneInWindow[hn::MaxLanes(df)];
@@ -186,9 +246,7 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
         auto vMaxErr = zero;
         // Non-finite D lands in the last |err| bin: the row's count is that bin's growth.
         const std::uint32_t nonFiniteBefore = countNonFinite();
-        auto accW2 = hn::Zero(dd), accAbsW = hn::Zero(dd), accErr2 = hn::Zero(dd), accAbsErr = hn::Zero(dd),
-             accExact = hn::Zero(dd);
-        double tailW2 = 0, tailAbsW = 0, tailErr2 = 0, tailAbsErr = 0, tailExact = 0;
+        sums.clear();
         for (std::size_t g = 0; g < groups; ++g) {
             const std::size_t begin = g * width;
             const std::size_t end = std::min(cols, begin + width);
@@ -203,27 +261,27 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
             const auto vs = hn::Set(df, s);
             const auto vInvS = hn::Set(df, invS);
             const auto vsd = hn::Set(dd, static_cast<double>(s));
-            // float64 sums of nd elements, in the order of a plain loop over the group in steps of nd:
-            // w and e = w - D are exact floats (e by Sterbenz: D is within a factor 2 of w or zero),
-            // so their squares are exact in float64 and only the additions round.
-            const auto accumulate = [&](hn::Vec<DD> w, hn::Vec<DD> e, hn::Vec<DD> q) {
-                const auto ex = hn::Sub(w, hn::Mul(q, vsd));
-                accW2 = hn::Add(accW2, hn::Mul(w, w));
-                accAbsW = hn::Add(accAbsW, hn::Abs(w));
-                accErr2 = hn::Add(accErr2, hn::Mul(e, e));
-                accAbsErr = hn::Add(accAbsErr, hn::Abs(e));
-                accExact = hn::Add(accExact, hn::Mul(ex, ex));
-            };
-            // The same sums from |w|, |e| and w - q*s (exact in float for 16-bit weights). Squares of
-            // floats are exact in float64, so a fused multiply-add rounds exactly like Mul then Add.
-            const auto accumulateAbs = [&](hn::Vec<DD> aw, hn::Vec<DD> ae, hn::Vec<DD> ex) {
-                accW2 = hn::MulAdd(aw, aw, accW2);
-                accAbsW = hn::Add(accAbsW, aw);
-                accErr2 = hn::MulAdd(ae, ae, accErr2);
-                accAbsErr = hn::Add(accAbsErr, ae);
-                accExact = hn::MulAdd(ex, ex, accExact);
-            };
+            // float64 sums into the row's virtual lanes (RowSums): w and e = w - D are exact floats (e by
+            // Sterbenz: D is within a factor 2 of w or zero), so their squares are exact in float64 and
+            // only the additions round. k is the row position of the current float vector.
             std::size_t k = begin;
+            const auto accumulate = [&](hn::Vec<DD> w, hn::Vec<DD> e, hn::Vec<DD> q, std::size_t offset) {
+                const auto ex = hn::Sub(w, hn::Mul(q, vsd));
+                AddToLanes(dd, sums.w2, k + offset, hn::Mul(w, w));
+                AddToLanes(dd, sums.absW, k + offset, hn::Abs(w));
+                AddToLanes(dd, sums.err2, k + offset, hn::Mul(e, e));
+                AddToLanes(dd, sums.absErr, k + offset, hn::Abs(e));
+                AddToLanes(dd, sums.exact, k + offset, hn::Mul(ex, ex));
+            };
+            // The same sums from |w|, |e| and w - q*s (exact in float for 16-bit weights).
+            const auto accumulateAbs = [&](hn::Vec<DD> aw, hn::Vec<DD> ae, hn::Vec<DD> ex,
+                                           std::size_t offset) {
+                AddToLanes(dd, sums.w2, k + offset, hn::Mul(aw, aw));
+                AddToLanes(dd, sums.absW, k + offset, aw);
+                AddToLanes(dd, sums.err2, k + offset, hn::Mul(ae, ae));
+                AddToLanes(dd, sums.absErr, k + offset, ae);
+                AddToLanes(dd, sums.exact, k + offset, hn::Mul(ex, ex));
+            };
             while (k + n <= end) {
                 const std::size_t blockBegin = k;
                 const std::size_t blockEnd = std::min(end, k + kKeyBlock);
@@ -278,38 +336,25 @@ std::size_t StatsT(const WeightRows& rows, const QuantScheme& scheme, kernels::R
                 }
                 countKeys(counters, keys, k - blockBegin);
             }
-            // Scalar tail of the group, then the float64 sums of the tail in the same order as before:
-            // full nd-chunks first, then single elements.
+            // Scalar tail of the group, then its float64 sums element by element.
             const std::size_t tailBegin = k;
             for (; k < end; ++k) {
                 scalarElement(T, rtn::loadWeight(T, row, k), s, invS, b, x, k - tailBegin, p, counters);
             }
-            k = tailBegin;
-            for (; k + nd <= end; k += nd) {
-                const std::size_t i = k - tailBegin;
-                accumulate(hn::PromoteTo(dd, hn::LoadU(dfh, x.w.data() + i)),
-                           hn::PromoteTo(dd, hn::LoadU(dfh, x.e.data() + i)),
-                           hn::PromoteTo(dd, hn::LoadU(dfh, x.q.data() + i)));
-            }
-            for (; k < end; ++k) {
+            for (k = tailBegin; k < end; ++k) {
                 const std::size_t i = k - tailBegin;
                 const double w = x.w[i];
-                const double e = x.e[i];
                 const double ex = w - static_cast<double>(x.q[i]) * static_cast<double>(s);
-                tailW2 += w * w;
-                tailAbsW += std::fabs(w);
-                tailErr2 += e * e;
-                tailAbsErr += std::fabs(e);
-                tailExact += ex * ex;
+                sums.add(k, w, x.e[i], ex);
             }
         }
         p.maxAbsErr = std::max(p.maxAbsErr, hn::GetLane(hn::MaxOfLanes(df, vMaxErr)));
         p.dequantNonFinite = countNonFinite() - nonFiniteBefore;
-        p.sumW2 = hn::GetLane(hn::SumOfLanes(dd, accW2)) + tailW2;
-        p.sumAbsW = hn::GetLane(hn::SumOfLanes(dd, accAbsW)) + tailAbsW;
-        p.sumErr2 = hn::GetLane(hn::SumOfLanes(dd, accErr2)) + tailErr2;
-        p.sumAbsErr = hn::GetLane(hn::SumOfLanes(dd, accAbsErr)) + tailAbsErr;
-        p.sumErr2Exact = hn::GetLane(hn::SumOfLanes(dd, accExact)) + tailExact;
+        p.sumW2 = RowSums::total(sums.w2);
+        p.sumAbsW = RowSums::total(sums.absW);
+        p.sumErr2 = RowSums::total(sums.err2);
+        p.sumAbsErr = RowSums::total(sums.absErr);
+        p.sumErr2Exact = RowSums::total(sums.exact);
         perRow[r] = p;
     }
     counters.elements += rows.rowCount * cols;

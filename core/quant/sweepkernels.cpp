@@ -6,6 +6,7 @@
 #include <hwy/foreach_target.h> // must precede highway.h
 #include <hwy/highway.h>
 #include "core/quant/rtn-inl.h"
+#include "core/quant/minifloat-inl.h"
 // clang-format on
 
 #include "core/quant/sweepkernels.h"
@@ -60,51 +61,24 @@ template <DType T> HWY_INLINE void AddSquaredDiff(VF w, VF d, VD& lo, VD& hi)
 #endif
 }
 
-/// float8_e4m3fn round-to-nearest-even of |x| <= 448 (minifloat::e4m3FromFloat, then its value): three
-/// mantissa bits by the usual carry trick for normals, a multiple of 2^-9 below 2^-6.
-HWY_INLINE VF E4m3Round(VF x)
-{
-    const DF df;
-    const DU du;
-    const auto a = hn::Abs(x);
-    auto bits = hn::BitCast(du, a);
-    bits = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFFu), hn::And(hn::ShiftRight<20>(bits), hn::Set(du, 1u))));
-    const auto normal = hn::BitCast(df, hn::And(bits, hn::Set(du, 0xFFF00000u)));
-    const auto sub = hn::Mul(hn::Round(hn::Mul(a, hn::Set(df, 512.0f))), hn::Set(df, 1.0f / 512.0f));
-    return hn::CopySignToAbs(hn::IfThenElse(hn::Lt(a, hn::Set(df, 0x1p-6f)), sub, normal), x);
-}
-
-/// FP4 e2m1 value of x in [-6, 6] (minifloat::e2m1FromFloat, then its value): the magnitude is the sum
-/// of the steps whose threshold it passes, each tie going to the even mantissa as CT's cast_to_fp4 does.
-HWY_INLINE VF E2m1Round(VF x)
-{
-    const DF df;
-    const auto a = hn::Abs(x);
-    const auto half = hn::Set(df, 0.5f);
-    const auto one = hn::Set(df, 1.0f);
-    auto v = hn::IfThenElseZero(hn::Gt(a, hn::Set(df, 0.25f)), half);
-    v = hn::Add(v, hn::IfThenElseZero(hn::Ge(a, hn::Set(df, 0.75f)), half));
-    v = hn::Add(v, hn::IfThenElseZero(hn::Gt(a, hn::Set(df, 1.25f)), half));
-    v = hn::Add(v, hn::IfThenElseZero(hn::Ge(a, hn::Set(df, 1.75f)), half));
-    v = hn::Add(v, hn::IfThenElseZero(hn::Gt(a, hn::Set(df, 2.5f)), one));
-    v = hn::Add(v, hn::IfThenElseZero(hn::Ge(a, hn::Set(df, 3.5f)), one));
-    v = hn::Add(v, hn::IfThenElseZero(hn::Gt(a, hn::Set(df, 5.0f)), hn::Set(df, 2.0f)));
-    return hn::CopySignToAbs(v, x);
-}
-
 /// Error sums of one scheme over one row, accumulated group by group.
 /// An aggregate (no default member initializers: an implicit constructor would lack the target attribute).
-/// Four float64 accumulators so that consecutive vectors do not wait for each other's additions.
+/// Four float64 accumulators so that consecutive vectors do not wait for each other's additions. They are
+/// the caller's local variables, referenced here: SVE vectors are sizeless types, which can be neither
+/// class members nor array elements.
 struct RowAccumulator
 {
-    VD acc[4];
+    VD& acc0;
+    VD& acc1;
+    VD& acc2;
+    VD& acc3;
     double tail;
     std::uint32_t nonFinite;
 
     kernels::SweepRowError result() const
     {
         const DD dd;
-        const auto sum = hn::Add(hn::Add(acc[0], acc[1]), hn::Add(acc[2], acc[3]));
+        const auto sum = hn::Add(hn::Add(acc0, acc1), hn::Add(acc2, acc3));
         return {hn::GetLane(hn::SumOfLanes(dd, sum)) + tail, nonFinite};
     }
 };
@@ -132,11 +106,11 @@ HWY_INLINE void MeasureRange(const std::byte* row, std::size_t begin, std::size_
     };
     std::size_t k = begin;
     for (; k + 2 * n <= end; k += 2 * n) {
-        measure(k, out.acc[0], out.acc[1]);
-        measure(k + n, out.acc[2], out.acc[3]);
+        measure(k, out.acc0, out.acc1);
+        measure(k + n, out.acc2, out.acc3);
     }
     for (; k + n <= end; k += n) {
-        measure(k, out.acc[0], out.acc[1]);
+        measure(k, out.acc0, out.acc1);
     }
     for (; k < end; ++k) {
         const float w = rtn::loadWeight(T, row, k);
@@ -316,8 +290,11 @@ std::size_t SweepT(const WeightRows& rows, const kernels::SweepScheme* schemes, 
         }
         sumW2[r] = hn::GetLane(hn::SumOfLanes(DD(), acc)) + tail;
         for (std::size_t i = 0; i < count; ++i) {
-            const auto zero = hn::Zero(DD());
-            RowAccumulator out{{zero, zero, zero, zero}, 0.0, 0};
+            VD acc0 = hn::Zero(DD());
+            VD acc1 = acc0;
+            VD acc2 = acc0;
+            VD acc3 = acc0;
+            RowAccumulator out{acc0, acc1, acc2, acc3, 0.0, 0};
             switch (schemes[i].family) {
             case SchemeFamily::IntSymmetric:
                 IntSymmetricRow<T>(row, cols, schemes[i], out);

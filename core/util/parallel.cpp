@@ -2,19 +2,42 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace spark {
 
+unsigned threadLimit()
+{
+    const char* value = std::getenv("SPARK_THREADS");
+    if (value == nullptr || *value == '\0') {
+        return 0;
+    }
+    unsigned limit = 0;
+    const char* end = value + std::strlen(value);
+    const auto [ptr, ec] = std::from_chars(value, end, limit);
+    if (ec != std::errc() || ptr != end || limit == 0) {
+        throw std::invalid_argument(std::string("SPARK_THREADS must be a positive integer, not '") + value +
+                                    "'");
+    }
+    return limit;
+}
+
 unsigned resolveThreads(int requested)
 {
+    const unsigned limit = threadLimit();
     if (requested > 0) {
-        return static_cast<unsigned>(requested);
+        const auto n = static_cast<unsigned>(requested);
+        return limit > 0 ? std::min(n, limit) : n;
     }
-    return std::max(1u, std::thread::hardware_concurrency());
+    return limit > 0 ? limit : std::max(1u, std::thread::hardware_concurrency());
 }
 
 void parallelFor(std::size_t count, std::size_t grain, unsigned threads,
@@ -25,6 +48,9 @@ void parallelFor(std::size_t count, std::size_t grain, unsigned threads,
     }
     grain = std::max<std::size_t>(grain, 1);
     const std::size_t chunks = (count + grain - 1) / grain;
+    if (const unsigned limit = threadLimit(); limit > 0) {
+        threads = std::min(threads, limit);
+    }
     const auto workers = static_cast<unsigned>(std::min<std::size_t>(std::max(threads, 1u), chunks));
     if (workers <= 1) {
         body(0, count);

@@ -1,5 +1,7 @@
 #include "views/analysis/analysispanel.h"
 
+#include "core/io/checkpoint.h"
+#include "core/quant/analyzer.h"
 #include "core/quant/quantbackend.h"
 #include "views/document/document.h"
 #include "views/shared/formatting.h"
@@ -105,6 +107,14 @@ const TensorQuantResult* AnalysisPanel::result(const QString& tensor) const
     return it == m_results.constEnd() ? nullptr : &it.value();
 }
 
+bool AnalysisPanel::isAnalyzable(const QString& tensor) const
+{
+    const auto snapshot = m_document->snapshot();
+    const CheckpointTensor* found =
+        snapshot && snapshot->checkpoint ? snapshot->checkpoint->find(tensor.toStdString()) : nullptr;
+    return found && spark::isAnalyzable(found->info, scheme());
+}
+
 QString AnalysisPanel::timeLeftText() const
 {
     return m_eta->text();
@@ -125,6 +135,7 @@ void AnalysisPanel::onSchemeEdited()
         updates.push_back(countedUpdate(result));
     }
     m_document->setAnalysis(updates);
+    Q_EMIT resultsReset();
     Q_EMIT schemeChanged(name);
     if (m_hasRun && m_results.isEmpty()) {
         Q_EMIT statusMessage(tr("%1 not analyzed yet: press F5 to measure it.").arg(name), 5000);
@@ -182,6 +193,8 @@ TensorAnalysisUpdate AnalysisPanel::countedUpdate(const TensorQuantResult& resul
     if (result.stats) {
         update.relError = result.stats->relErr;
         update.maxError = result.stats->maxAbsErr;
+        update.sqNorm = result.stats->sqNorm;
+        update.sqErr = result.stats->sqErr;
     } else {
         ++m_failed;
     }
@@ -239,6 +252,7 @@ void AnalysisPanel::onSnapshotChanged()
     m_progress->setValue(0);
     const auto snapshot = m_document->snapshot();
     m_analyze->setEnabled(snapshot && snapshot->checkpoint);
+    Q_EMIT resultsReset();
 }
 
 void AnalysisPanel::setRunning(bool running)

@@ -33,6 +33,11 @@ class AnalysisPanel : public QWidget
     bool isRunning() const { return m_job->isRunning(); }
     /// @brief The result for @p tensor of the latest analysis, or nullptr.
     const TensorQuantResult* result(const QString& tensor) const;
+    /// @brief Every result of the latest analysis (or the kept results of the selected scheme), by tensor.
+    const QHash<QString, TensorQuantResult>& results() const { return m_results; }
+    /// @brief True when analyze measures @p tensor of the open draft under the selected scheme (a 2-D weight
+    /// whose columns divide by the group).
+    bool isAnalyzable(const QString& tensor) const;
     int resultCount() const { return static_cast<int>(m_results.size()); }
     int failedCount() const { return m_failed; }
     /// @brief "about 12 s left" while running, empty otherwise.
@@ -54,6 +59,8 @@ class AnalysisPanel : public QWidget
     void finished(bool cancelled);
     /// The Document's analysis was cleared (its decisions too): whoever owns them publishes them again.
     void analysisCleared();
+    /// The results were replaced wholesale (another draft, another scheme): views of one result reread it.
+    void resultsReset();
     void statusMessage(const QString& message, int timeoutMs);
 
   private:

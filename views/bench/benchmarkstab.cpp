@@ -25,13 +25,18 @@
 #include <QListWidget>
 #include <QMimeData>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScrollBar>
 #include <QSet>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <map>
 
 namespace spark {
 
@@ -54,6 +59,55 @@ QString canonical(const QString& path)
     const QString resolved = info.canonicalFilePath();
     return resolved.isEmpty() ? info.absoluteFilePath() : resolved;
 }
+
+// Lays four plots out 2×2 when there is height for it, else in one row, so that they stay readable in a
+// short window (the results table above takes what its rows need).
+class PlotGrid : public QWidget
+{
+  public:
+    explicit PlotGrid(QWidget* parent) : QWidget(parent), m_grid(new QGridLayout(this))
+    {
+        m_grid->setContentsMargins(0, 0, 0, 0);
+    }
+
+    void addPlot(QWidget* plot)
+    {
+        m_plots.append(plot);
+        arrange(true);
+    }
+
+  protected:
+    void resizeEvent(QResizeEvent* event) override
+    {
+        QWidget::resizeEvent(event);
+        arrange(false);
+    }
+
+  private:
+    void arrange(bool force)
+    {
+        // Two rows once each can be about as tall as a third of its width.
+        const int columns = height() * 3 >= width() ? 2 : 4;
+        if (!force && columns == m_columns) {
+            return;
+        }
+        m_columns = columns;
+        for (auto* plot : std::as_const(m_plots)) {
+            m_grid->removeWidget(plot);
+        }
+        for (int i = 0; i < m_plots.size(); ++i) {
+            m_grid->addWidget(m_plots[i], static_cast<int>(i) / columns, static_cast<int>(i) % columns);
+        }
+        for (int i = 0; i < 4; ++i) {
+            m_grid->setColumnStretch(i, i < columns ? 1 : 0);
+            m_grid->setRowStretch(i, i < (m_plots.size() + columns - 1) / columns ? 1 : 0);
+        }
+    }
+
+    QGridLayout* m_grid;
+    QList<QWidget*> m_plots;
+    int m_columns = 0;
+};
 
 } // namespace
 
@@ -80,7 +134,9 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     m_copy->setToolTip(tr("Copy the statistics and comparisons as a GitHub Markdown table."));
     connect(m_copy, &QPushButton::clicked, this, &BenchmarksTab::copyMarkdown);
     m_baselineBox->setToolTip(tr("The arm every other arm is compared with (Welch's t test)."));
-    m_baselineBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Wide enough for usual arm names; a long one does not widen the window.
+    m_baselineBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_baselineBox->setMinimumContentsLength(16);
     connect(m_baselineBox, &QComboBox::activated, this,
             [this](int index) { setBaselineArm(m_baselineBox->itemData(index).toString()); });
     auto* baselineLabel = new QLabel(tr("&Baseline:"), this);
@@ -112,7 +168,11 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     toolbar->addWidget(m_baselineBox);
     toolbar->addWidget(m_copy);
     toolbar->addStretch(1);
-    toolbar->addWidget(m_status);
+    // A long status ("x.prom is the before scrape: ...") is cut rather than widening the window.
+    m_status->setObjectName(QStringLiteral("benchStatus"));
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    toolbar->addWidget(m_status, 1);
     auto* tagBar = new QHBoxLayout;
     tagBar->addWidget(new QLabel(tr("Tag imports:"), this));
     tagBar->addWidget(armLabel);
@@ -148,46 +208,65 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     m_table->sortByColumn(-1, Qt::AscendingOrder); // report order (baseline first) until the user sorts
     m_table->setAlternatingRowColors(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setObjectName(QStringLiteral("benchTable"));
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     m_warnings->setObjectName(QStringLiteral("benchWarnings"));
     m_warnings->setWordWrap(true);
     m_warnings->setAlternatingRowColors(true);
+    m_warnings->setMinimumHeight(fontMetrics().height() * 2);
 
-    auto* plots = new QWidget(this);
-    auto* grid = new QGridLayout(plots);
-    grid->setContentsMargins(0, 0, 0, 0);
+    auto* plots = new PlotGrid(this);
     const BenchPlotKind kinds[] = {BenchPlotKind::DecodeSpeed, BenchPlotKind::Delta,
                                    BenchPlotKind::Acceptance, BenchPlotKind::PerPosition};
-    for (int i = 0; i < 4; ++i) {
-        auto* plot = new BenchPlotWidget(kinds[i], plots);
+    for (const auto kind : kinds) {
+        auto* plot = new BenchPlotWidget(kind, plots);
         m_plots.append(plot);
-        grid->addWidget(plot, i / 2, i % 2);
+        plots->addPlot(plot);
     }
+    // The plots and the speed model share the space under the table, one page at a time.
+    m_views = new QTabWidget(this);
+    m_views->setObjectName(QStringLiteral("benchViews"));
+    m_views->setDocumentMode(true);
+    m_views->addTab(plots, tr("Plots"));
+    m_views->addTab(m_speedPanel, tr("Speed model"));
+    // Only the page on show counts towards the minimum height (a hidden one would squeeze the table).
+    auto ignoreHiddenPages = [this](int current) {
+        for (int i = 0; i < m_views->count(); ++i) {
+            m_views->widget(i)->setSizePolicy(QSizePolicy::Preferred,
+                                              i == current ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+        }
+    };
+    connect(m_views, &QTabWidget::currentChanged, this, ignoreHiddenPages);
+    ignoreHiddenPages(m_views->currentIndex());
 
     auto* tables = new QWidget(this);
     auto* tablesLayout = new QVBoxLayout(tables);
     tablesLayout->setContentsMargins(0, 0, 0, 0);
     tablesLayout->addWidget(m_hint);
-    tablesLayout->addWidget(m_table, 3);
-    tablesLayout->addWidget(m_warnings, 1);
+    tablesLayout->addWidget(m_table, 1);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(tables);
-    splitter->addWidget(plots);
-    splitter->addWidget(m_speedPanel);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 2);
-    splitter->setChildrenCollapsible(false);
+    // Table, warnings, plots: the first two get the height their rows need (fitSplitter), the plots the
+    // rest; a window resize goes to the plots.
+    m_splitter = new QSplitter(Qt::Vertical, this);
+    m_splitter->setObjectName(QStringLiteral("benchSplitter"));
+    m_splitter->addWidget(tables);
+    m_splitter->addWidget(m_warnings);
+    m_splitter->addWidget(m_views);
+    m_splitter->setStretchFactor(0, 0);
+    m_splitter->setStretchFactor(1, 0);
+    m_splitter->setStretchFactor(2, 1);
+    m_splitter->setChildrenCollapsible(false);
+    connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_userSizedSplitter = true; });
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(toolbar);
     layout->addLayout(tagBar);
     layout->addWidget(m_banner);
     layout->addWidget(m_error);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_splitter, 1);
 
     connect(m_importer, &BenchImporter::imported, this, &BenchmarksTab::onImported);
     connect(m_importer, &BenchImporter::failed, this, &BenchmarksTab::onFailed);
@@ -411,7 +490,58 @@ void BenchmarksTab::rebuildReport()
     m_copy->setEnabled(m_report != nullptr);
     updateBaselineSelector();
     updateWarnings();
+    fitSplitter();
+    // Once the new rows are laid out (wrapped warnings know their height only at their final width).
+    QTimer::singleShot(0, this, &BenchmarksTab::fitSplitter);
     Q_EMIT reportChanged();
+}
+
+void BenchmarksTab::fitSplitter()
+{
+    // Once the user has moved the handles, their sizes stay.
+    if (m_userSizedSplitter) {
+        return;
+    }
+    const int total = m_splitter->height() > 0 ? m_splitter->height() : m_splitter->sizeHint().height();
+    const int handles = m_splitter->handleWidth() * 2;
+    // The table: its header and every row (or the hint's lines before an import).
+    int table = m_hint->sizeHint().height();
+    if (m_report) {
+        table = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth() +
+                m_table->verticalHeader()->defaultSectionSize() * m_proxy->rowCount();
+        if (m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() > m_splitter->width()) {
+            table += m_table->horizontalScrollBar()->sizeHint().height();
+        }
+    }
+    // The warnings: their rows, but at most about four lines of text.
+    int warnings = 0;
+    if (m_warnings->count() > 0) {
+        // Wrapped at the list's width (the view's own row hints are not wrapped until it lays them out).
+        const QFontMetrics metrics = m_warnings->fontMetrics();
+        const int icon = std::max(m_warnings->iconSize().width(), metrics.height() * 2);
+        const int width = std::max(metrics.averageCharWidth() * 20, m_splitter->width() - icon - 12);
+        for (int i = 0; i < m_warnings->count(); ++i) {
+            const QRect text = metrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap,
+                                                    m_warnings->item(i)->text());
+            warnings += std::max(text.height(), m_warnings->sizeHintForRow(i)) + 4;
+        }
+        warnings = std::min(warnings + 2 * m_warnings->frameWidth(), metrics.height() * 6);
+    }
+    // First the table, then the plots' minimum, then the warnings; the plots take the rest. What does not
+    // fit scrolls.
+    const int available = total - handles;
+    const int plotsMinimum = m_views->minimumSizeHint().height();
+    const int warningsMinimum = warnings > 0 ? m_warnings->minimumHeight() : 0;
+    table = std::min(
+        table, std::max(m_table->minimumSizeHint().height(), available - plotsMinimum - warningsMinimum));
+    warnings = std::min(warnings, std::max(warningsMinimum, available - table - plotsMinimum));
+    m_splitter->setSizes({table, warnings, std::max(plotsMinimum, available - table - warnings)});
+}
+
+void BenchmarksTab::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitSplitter();
 }
 
 void BenchmarksTab::updateBaselineSelector()
@@ -435,9 +565,16 @@ void BenchmarksTab::updateWarnings()
     if (m_report) {
         const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
         for (const auto& warning : m_report->warnings) {
-            auto* item = new QListWidgetItem(warningIcon, QString::fromStdString(warning.text()), m_warnings);
+            // The file's name in the list (the whole path in the tool tip): imports sit in one folder.
+            BenchWarning shown = warning;
+            shown.file = QFileInfo(QString::fromStdString(warning.file)).fileName().toStdString();
+            auto* item = new QListWidgetItem(warningIcon, QString::fromStdString(shown.text()), m_warnings);
             item->setData(Qt::UserRole, QString::fromLatin1(benchWarningKindName(warning.kind)));
-            item->setToolTip(QString::fromLatin1(benchWarningKindName(warning.kind)));
+            item->setToolTip(
+                warning.file.empty()
+                    ? QString::fromLatin1(benchWarningKindName(warning.kind))
+                    : QStringLiteral("%1\n%2").arg(QString::fromLatin1(benchWarningKindName(warning.kind)),
+                                                   QString::fromStdString(warning.file)));
             if (warning.kind == BenchWarningKind::AcceptanceCollapse) {
                 QFont bold = item->font();
                 bold.setBold(true);

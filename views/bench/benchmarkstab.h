@@ -18,6 +18,8 @@ class QListWidget;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
+class QSplitter;
+class QTabWidget;
 class QTableView;
 
 namespace spark {
@@ -71,6 +73,10 @@ class BenchmarksTab : public QWidget
     QString importError() const;
     BenchPlotWidget* plot(BenchPlotKind kind) const;
     SpeedModelPanel* speedModelPanel() const { return m_speedPanel; }
+    /// @brief Table, warnings, and the plots/speed-model pages, top to bottom.
+    QSplitter* splitter() const { return m_splitter; }
+    /// @brief The "Plots" and "Speed model" pages under the table.
+    QTabWidget* viewTabs() const { return m_views; }
 
     /// @brief True when every URL is a local file (what drops and the Import dialog accept).
     static bool acceptsUrls(const QList<QUrl>& urls);
@@ -97,6 +103,7 @@ class BenchmarksTab : public QWidget
   protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
   private:
     void onImported(const QStringList& paths, const BenchImport& result);
@@ -105,6 +112,9 @@ class BenchmarksTab : public QWidget
     void updateBaselineSelector();
     void updateWarnings();
     void showError(const QString& message);
+    /// Gives the table the height of its rows and the warnings theirs (at most a few lines), the plots
+    /// the rest, until the user moves a handle.
+    void fitSplitter();
 
     BenchImporter* m_importer;
     BenchImport m_import;
@@ -130,6 +140,9 @@ class BenchmarksTab : public QWidget
     QListWidget* m_warnings;
     QList<BenchPlotWidget*> m_plots;
     SpeedModelPanel* m_speedPanel;
+    QSplitter* m_splitter = nullptr;
+    QTabWidget* m_views = nullptr; ///< "Plots" and "Speed model"
+    bool m_userSizedSplitter = false;
 };
 
 } // namespace spark

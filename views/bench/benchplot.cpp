@@ -5,18 +5,18 @@
 
 #include <QFileInfo>
 #include <QSvgGenerator>
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace spark {
 namespace {
 
-QColor armColor(int index)
+const char* const kEmptyNoteName = "sparkEmptyNote";
+
+QColor armColor(const BenchReport& report, const std::string& arm)
 {
-    // Okabe–Ito: distinguishable with the common colour-vision deficiencies, and on dark backgrounds.
-    static const QColor colors[] = {QColor(0, 114, 178),   QColor(230, 159, 0),  QColor(0, 158, 115),
-                                    QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
-                                    QColor(240, 228, 66)};
-    return colors[index % 7];
+    return BenchPlot::armColor(report.arms, arm);
 }
 
 QString armName(const std::string& arm)
@@ -83,12 +83,14 @@ void drawDecode(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
         if (x.isEmpty()) {
             continue;
         }
+        const auto& arm = report.arms[static_cast<std::size_t>(a)];
+        const QColor color = armColor(report, arm);
         auto* graph = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        graph->setName(armName(report.arms[static_cast<std::size_t>(a)]));
-        graph->setPen(QPen(armColor(a), 1.6));
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, armColor(a), armColor(a), 6));
+        graph->setName(armName(arm));
+        graph->setPen(QPen(color, 1.6));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 6));
         graph->setData(x, y, true);
-        errorBarsFor(graph, rect, armColor(a))->setData(err);
+        errorBarsFor(graph, rect, color)->setData(err);
     }
     rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("decode tok/s (mean ± sd)"));
 }
@@ -125,19 +127,20 @@ void drawDelta(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
         if (x.isEmpty()) {
             continue;
         }
+        const QColor color = armColor(report, arm);
         auto* graph = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
         graph->setName(armName(arm) + QStringLiteral(" − ") + armName(report.baselineArm));
         graph->setLineStyle(QCPGraph::lsNone);
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, armColor(a), armColor(a), 7));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 7));
         graph->setData(x, y, true);
-        errorBarsFor(graph, rect, armColor(a))->setData(minus, plus);
+        errorBarsFor(graph, rect, color)->setData(minus, plus);
         if (!nsX.isEmpty()) {
             // A hollow marker says "CI contains 0": the difference is not significant.
             auto* ns = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
             ns->setName(QStringLiteral("not significant"));
             ns->setLineStyle(QCPGraph::lsNone);
-            ns->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, armColor(a),
-                                                plot.palette().color(QPalette::Base), 9));
+            ns->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssCircle, color, plot.palette().color(QPalette::Base), 9));
             ns->setData(nsX, nsY, true);
         }
     }
@@ -167,14 +170,15 @@ void drawAcceptance(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& rep
         if (x.isEmpty()) {
             continue;
         }
+        const auto& arm = report.arms[static_cast<std::size_t>(a)];
         auto* bars = new QCPBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        bars->setName(armName(report.arms[static_cast<std::size_t>(a)]));
+        bars->setName(armName(arm));
         bars->setWidth(width);
         bars->setBarsGroup(group);
-        QColor fill = armColor(a);
+        QColor fill = armColor(report, arm);
+        bars->setPen(QPen(fill));
         fill.setAlpha(170);
         bars->setBrush(fill);
-        bars->setPen(QPen(armColor(a)));
         bars->setData(x, y, true);
         errorBarsFor(bars, rect, plot.palette().color(QPalette::WindowText))->setData(err);
     }
@@ -190,8 +194,7 @@ void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& re
         if (cell.perPositionMean.empty()) {
             continue;
         }
-        const auto armIndex = static_cast<int>(std::find(report.arms.begin(), report.arms.end(), cell.arm) -
-                                               report.arms.begin());
+        const QColor color = armColor(report, cell.arm);
         QVector<double> x, y;
         for (std::size_t i = 0; i < cell.perPositionMean.size(); ++i) {
             x << static_cast<double>(i);
@@ -206,9 +209,8 @@ void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& re
         const auto lenIndex = static_cast<std::size_t>(
             std::find(report.promptLens.begin(), report.promptLens.end(), cell.promptLen) -
             report.promptLens.begin());
-        graph->setPen(QPen(armColor(armIndex), 1.6, styles[lenIndex % 4]));
-        graph->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssCircle, armColor(armIndex), armColor(armIndex), 5));
+        graph->setPen(QPen(color, 1.6, styles[lenIndex % 4]));
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
         graph->setData(x, y, true);
         ++curve;
     }
@@ -223,10 +225,14 @@ void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& re
     Q_UNUSED(curve);
 }
 
-void addLegend(QCustomPlot& plot, QCPAxisRect* rect)
+// The legend of @p rect in its own layout cell (@p row, @p column), outside the axis rect: it never hides
+// data.
+void addLegend(QCustomPlot& plot, QCPAxisRect* rect, int row, int column)
 {
     auto* legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+    plot.plotLayout()->addElement(row, column, legend);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(3);
     legend->setLayer(QStringLiteral("legend"));
     legend->setBrush(plot.palette().color(QPalette::Base));
     legend->setTextColor(plot.palette().color(QPalette::WindowText));
@@ -242,6 +248,124 @@ void addLegend(QCustomPlot& plot, QCPAxisRect* rect)
 }
 
 } // namespace
+
+QColor BenchPlot::armColor(const std::vector<std::string>& arms, const std::string& arm)
+{
+    // Okabe–Ito: distinguishable with the common colour-vision deficiencies, and on dark backgrounds.
+    static const QColor colors[] = {QColor(0, 114, 178),   QColor(230, 159, 0),  QColor(0, 158, 115),
+                                    QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
+                                    QColor(240, 228, 66)};
+    std::vector<std::string> names = arms;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    const auto found = std::find(names.begin(), names.end(), arm);
+    return colors[static_cast<std::size_t>(found - names.begin()) % std::size(colors)];
+}
+
+QString BenchPlot::emptyReason(const BenchReport* report, BenchPlotKind kind)
+{
+    if (!report) {
+        return QStringLiteral("Import benchmark results to see this plot.");
+    }
+    auto hasMetric = [report](const std::string& arm, const char* metric) {
+        for (const auto& cell : report->cells) {
+            if ((arm.empty() || cell.arm == arm) && cell.metric(metric)) {
+                return true;
+            }
+        }
+        return false;
+    };
+    const QString baseline = QString::fromStdString(report->baselineArm);
+    switch (kind) {
+    case BenchPlotKind::DecodeSpeed:
+        if (!hasMetric({}, benchmetric::kDecodeTokS)) {
+            return QStringLiteral("No decode speed in the imported results (a /metrics pair or a log gives "
+                                  "acceptance only).");
+        }
+        return {};
+    case BenchPlotKind::Delta:
+        if (report->arms.size() < 2) {
+            return QStringLiteral("Nothing to compare: import a second arm besides the baseline %1.")
+                .arg(baseline);
+        }
+        if (!hasMetric(report->baselineArm, benchmetric::kDecodeTokS)) {
+            return QStringLiteral("No decode speed in the baseline %1.").arg(baseline);
+        }
+        for (std::size_t a = 1; a < report->arms.size(); ++a) {
+            for (const auto len : report->promptLens) {
+                const auto* c = report->comparison(benchmetric::kDecodeTokS, len, report->arms[a]);
+                if (c && std::isfinite(c->welch.deltaPercent)) {
+                    return {};
+                }
+            }
+        }
+        return QStringLiteral("No arm has decode speed at a prompt length of the baseline %1.").arg(baseline);
+    case BenchPlotKind::Acceptance:
+        if (!hasMetric({}, benchmetric::kAcceptanceRate)) {
+            return QStringLiteral("No acceptance rate in the imported results (spec-decode counters "
+                                  "needed).");
+        }
+        return {};
+    case BenchPlotKind::PerPosition:
+        for (const auto& cell : report->cells) {
+            if (!cell.perPositionMean.empty()) {
+                return {};
+            }
+        }
+        return QStringLiteral("No per-position acceptance in the imported results.");
+    }
+    return {};
+}
+
+QCPItemText* BenchPlot::emptyNote(QCustomPlot& plot, QCPAxisRect* rect)
+{
+    if (!rect) {
+        rect = plot.axisRect();
+    }
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot.item(i));
+        if (text && text->objectName() == QLatin1String(kEmptyNoteName) &&
+            text->position->axisRect() == rect) {
+            return text;
+        }
+    }
+    return nullptr;
+}
+
+void BenchPlot::setEmptyNote(QCustomPlot& plot, QCPAxisRect* rect, const QString& reason)
+{
+    if (!rect) {
+        rect = plot.axisRect();
+    }
+    QCPItemText* note = emptyNote(plot, rect);
+    if (reason.isEmpty()) {
+        if (note) {
+            plot.removeItem(note);
+        }
+        return;
+    }
+    if (!note) {
+        note = new QCPItemText(&plot);
+        note->setObjectName(QLatin1String(kEmptyNoteName));
+        note->setClipAxisRect(rect);
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setAxisRect(rect);
+        note->position->setCoords(0.5, 0.5);
+        note->setPositionAlignment(Qt::AlignCenter);
+        note->setTextAlignment(Qt::AlignCenter);
+        note->setPadding(QMargins(8, 4, 8, 4));
+    }
+    // Long reasons wrap onto a second line rather than run past a narrow plot.
+    QString text = reason;
+    if (text.size() > 48) {
+        const qsizetype space = text.lastIndexOf(QLatin1Char(' '), text.size() / 2 + 8);
+        if (space > 0) {
+            text[space] = QLatin1Char('\n');
+        }
+    }
+    note->setText(text);
+    note->setColor(plot.palette().color(QPalette::WindowText));
+}
 
 QString BenchPlot::title(BenchPlotKind kind)
 {
@@ -286,6 +410,7 @@ void BenchPlot::populate(QCustomPlot& plot, const BenchReport& report, BenchPlot
         drawPerPosition(plot, rect, report);
         break;
     }
+    setEmptyNote(plot, rect, emptyReason(&report, kind));
     if (kind == BenchPlotKind::DecodeSpeed || kind == BenchPlotKind::Delta) {
         // Rescale the value axis only: the key axis is categorical and already set.
         bool found = false;
@@ -312,6 +437,7 @@ void BenchPlot::populate(QCustomPlot& plot, const BenchReport& report, BenchPlot
 void BenchPlot::populateOverview(QCustomPlot& plot, const BenchReport& report)
 {
     plot.clearPlottables();
+    plot.clearItems();
     plot.plotLayout()->clear();
     plot.legend = nullptr;
     // The first QCPLegend added to a layout becomes plot.legend; auto-adding would then put every
@@ -319,8 +445,9 @@ void BenchPlot::populateOverview(QCustomPlot& plot, const BenchReport& report)
     plot.setAutoAddPlottableToLegend(false);
     const BenchPlotKind kinds[] = {BenchPlotKind::DecodeSpeed, BenchPlotKind::Delta,
                                    BenchPlotKind::Acceptance, BenchPlotKind::PerPosition};
+    // Per plot three rows: the title, the axis rect, its legend (kept to its minimum height).
     for (int i = 0; i < 4; ++i) {
-        const int row = (i / 2) * 2;
+        const int row = (i / 2) * 3;
         const int col = i % 2;
         auto* heading = new QCPTextElement(&plot, BenchPlot::title(kinds[i]),
                                            QFont(plot.font().family(), 11, QFont::Bold));
@@ -329,7 +456,10 @@ void BenchPlot::populateOverview(QCustomPlot& plot, const BenchReport& report)
         auto* rect = new QCPAxisRect(&plot);
         plot.plotLayout()->addElement(row + 1, col, rect);
         populate(plot, report, kinds[i], rect);
-        addLegend(plot, rect);
+        addLegend(plot, rect, row + 2, col);
+    }
+    for (const int legendRow : {2, 5}) {
+        plot.plotLayout()->setRowStretchFactor(legendRow, 0.001);
     }
     plot.setBackground(plot.palette().color(QPalette::Base));
 }
@@ -352,6 +482,8 @@ void BenchPlot::applyPalette(QCustomPlot& plot)
                 legend->setTextColor(text);
             } else if (auto* heading = qobject_cast<QCPTextElement*>(layerable)) {
                 heading->setTextColor(text);
+            } else if (auto* note = qobject_cast<QCPItemText*>(layerable)) {
+                note->setColor(text);
             }
         }
     }

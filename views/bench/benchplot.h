@@ -4,8 +4,10 @@
 
 #include <QString>
 
+class QColor;
 class QCustomPlot;
 class QCPAxisRect;
+class QCPItemText;
 
 namespace spark {
 
@@ -26,12 +28,27 @@ class BenchPlot
     /// @brief A short title, e.g. "Decode speed".
     static QString title(BenchPlotKind kind);
 
+    /// @brief The colour of @p arm: keyed by the arm's name among the names in @p arms (alphabetical order,
+    /// not the report's baseline-first order), so an arm keeps its colour whatever the baseline. An arm not
+    /// in @p arms gets the first colour none of them has.
+    static QColor armColor(const std::vector<std::string>& arms, const std::string& arm);
+
+    /// @brief Why @p kind has nothing to draw for @p report (null: nothing imported), e.g. "No decode speed
+    /// in the baseline bf16_draft"; empty when it has data.
+    static QString emptyReason(const BenchReport* report, BenchPlotKind kind);
+    /// @brief The note populate() leaves in an empty axis rect (its text is emptyReason()), or null.
+    static QCPItemText* emptyNote(QCustomPlot& plot, QCPAxisRect* rect = nullptr);
+
     /// @brief Draws @p kind into @p rect of @p plot (the default axis rect when null), replacing the
-    /// plottables that were on that rect. Colors follow @p plot's palette.
+    /// plottables that were on that rect. Colors follow @p plot's palette. When nothing can be drawn, a note
+    /// in the middle of the rect says why (emptyReason()).
     static void populate(QCustomPlot& plot, const BenchReport& report, BenchPlotKind kind,
                          QCPAxisRect* rect = nullptr);
+    /// @brief Shows @p reason as the note of an empty @p rect (empty: removes the note).
+    static void setEmptyNote(QCustomPlot& plot, QCPAxisRect* rect, const QString& reason);
 
-    /// @brief Clears @p plot and lays the four plots out in a 2×2 grid with titles (the CLI's figure).
+    /// @brief Clears @p plot and lays the four plots out in a 2×2 grid with titles and a legend under each
+    /// (the CLI's figure).
     static void populateOverview(QCustomPlot& plot, const BenchReport& report);
 
     /// @brief Colours what populate() does not touch from @p plot's palette: the background, the axis

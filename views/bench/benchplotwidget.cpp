@@ -48,10 +48,19 @@ BenchPlotWidget::BenchPlotWidget(BenchPlotKind kind, QWidget* parent)
     layout->addLayout(header);
     layout->addWidget(m_plot, 1);
 
-    m_plot->setMinimumHeight(fontMetrics().height() * 12);
+    // Small enough that four plots fit a 700-pixel window in a row; the Benchmarks tab gives them more.
+    m_plot->setMinimumHeight(fontMetrics().height() * 8);
     m_plot->installEventFilter(this);
+    // The legend in its own layout row under the axis rect (kept to its minimum height), not inset.
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    // Short line samples and tight margins: the legend takes as little room from the plot as it can (the
+    // icon as tall as a line of text, or the text's descenders are clipped).
+    m_plot->legend->setIconSize(fontMetrics().averageCharWidth() * 3, fontMetrics().height());
+    m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     redraw();
 }
 
@@ -68,6 +77,7 @@ void BenchPlotWidget::redraw()
         BenchPlot::populate(*m_plot, *m_report, m_kind);
     } else {
         m_plot->clearPlottables();
+        BenchPlot::setEmptyNote(*m_plot, nullptr, BenchPlot::emptyReason(nullptr, m_kind));
     }
     // populate() adds the guide and error bars to the legend like any plottable: keep data only.
     for (int i = 0; i < m_plot->plottableCount(); ++i) {
@@ -79,9 +89,35 @@ void BenchPlotWidget::redraw()
     m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
-    m_plot->legend->setFont(legendFont);
+    m_plot->legend->setFont(legendFont); // and its items
+    wrapLegend();
     BenchPlot::applyPalette(*m_plot);
     m_plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
+void BenchPlotWidget::wrapLegend()
+{
+    QCPLegend* legend = m_plot->legend;
+    int widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        // Cells of a wrapped grid's last row can be empty.
+        if (const QCPAbstractLegendItem* item = legend->item(i)) {
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+        }
+    }
+    const int available = m_plot->width() - legend->margins().left() - legend->margins().right();
+    const int columns =
+        std::max(1, (available + legend->columnSpacing()) / (widest + legend->columnSpacing()));
+    if (columns != legend->wrap()) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+}
+
+QString BenchPlotWidget::emptyText() const
+{
+    const QCPItemText* note = BenchPlot::emptyNote(*m_plot);
+    return note && note->visible() ? note->text() : QString();
 }
 
 int BenchPlotWidget::dataPlottableCount() const
@@ -140,6 +176,8 @@ bool BenchPlotWidget::eventFilter(QObject* watched, QEvent* event)
     // an application palette switch (dark mode) as well as for a palette set on any ancestor.
     if (watched == m_plot && event->type() == QEvent::PaletteChange) {
         redraw();
+    } else if (watched == m_plot && event->type() == QEvent::Resize && m_plot->legend->itemCount() > 0) {
+        wrapLegend(); // QCustomPlot replots itself after a resize
     }
     return QWidget::eventFilter(watched, event);
 }

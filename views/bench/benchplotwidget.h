@@ -13,7 +13,8 @@ namespace spark {
 
 /// @brief One benchmark plot of the Benchmarks tab: a title, a QCustomPlot drawn by BenchPlot from the
 /// report it is given (it keeps the shared report, never a copy of the data) and an Export menu (PNG,
-/// SVG, PDF). Redraws itself on QEvent::PaletteChange so dark mode recolours the plot.
+/// SVG, PDF). The legend sits under the axis rect, never over the data; an empty plot says why. Redraws
+/// itself on QEvent::PaletteChange so dark mode recolours the plot.
 class BenchPlotWidget : public QWidget
 {
     Q_OBJECT
@@ -27,6 +28,8 @@ class BenchPlotWidget : public QWidget
     void setReport(std::shared_ptr<const BenchReport> report);
     /// @brief Plottables with at least one data point (error bars not counted).
     int dataPlottableCount() const;
+    /// @brief The note an empty plot shows in its middle (why there is nothing to draw), or empty.
+    QString emptyText() const;
 
     /// @brief Writes the plot to @p path (.png, .svg or .pdf) at the widget's aspect ratio.
     /// @return false with @p error naming the file and the problem.
@@ -41,6 +44,8 @@ class BenchPlotWidget : public QWidget
 
   private:
     void redraw();
+    /// Lays the legend items out in as many columns as the plot's width takes.
+    void wrapLegend();
 
     BenchPlotKind m_kind;
     std::shared_ptr<const BenchReport> m_report;

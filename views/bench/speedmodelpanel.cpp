@@ -9,7 +9,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -53,6 +53,7 @@ SpeedModelPanel::SpeedModelPanel(QWidget* parent)
     m_kind->addItem(tr("Block (DFlash, DSpark): one draft forward"));
     m_kind->setToolTip(tr("How the drafter spends a cycle: a chain runs one draft step per speculative "
                           "token, a block drafter one forward for the whole block."));
+
     m_savingMs->setObjectName(QStringLiteral("speedSavingMs"));
     m_savingMs->setRange(0, 100000);
     m_savingMs->setDecimals(3);
@@ -64,24 +65,25 @@ SpeedModelPanel::SpeedModelPanel(QWidget* parent)
     m_promptLen->setObjectName(QStringLiteral("speedPromptLen"));
     m_promptLen->setToolTip(tr("The prompt length the plot shows."));
 
-    auto* inputs = new QHBoxLayout;
+    // Two rows of two inputs: in one row they would make the window over 1000 pixels wide.
+    auto* inputs = new QGridLayout;
     auto* drafterLabel = new QLabel(tr("&Drafter time per cycle:"), this);
     drafterLabel->setBuddy(m_drafterMs);
-    inputs->addWidget(drafterLabel);
-    inputs->addWidget(m_drafterMs);
+    inputs->addWidget(drafterLabel, 0, 0);
+    inputs->addWidget(m_drafterMs, 0, 1);
     auto* kindLabel = new QLabel(tr("&Kind:"), this);
     kindLabel->setBuddy(m_kind);
-    inputs->addWidget(kindLabel);
-    inputs->addWidget(m_kind);
+    inputs->addWidget(kindLabel, 0, 2);
+    inputs->addWidget(m_kind, 0, 3);
     auto* savingLabel = new QLabel(tr("&Quantized saving:"), this);
     savingLabel->setBuddy(m_savingMs);
-    inputs->addWidget(savingLabel);
-    inputs->addWidget(m_savingMs);
+    inputs->addWidget(savingLabel, 1, 0);
+    inputs->addWidget(m_savingMs, 1, 1);
     auto* promptLabel = new QLabel(tr("Plot &prompt length:"), this);
     promptLabel->setBuddy(m_promptLen);
-    inputs->addWidget(promptLabel);
-    inputs->addWidget(m_promptLen);
-    inputs->addStretch(1);
+    inputs->addWidget(promptLabel, 1, 2);
+    inputs->addWidget(m_promptLen, 1, 3, Qt::AlignLeft);
+    inputs->setColumnStretch(4, 1);
 
     m_error->setObjectName(QStringLiteral("speedModelError"));
     m_error->setWordWrap(true);
@@ -110,9 +112,12 @@ SpeedModelPanel::SpeedModelPanel(QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     m_plot->setObjectName(QStringLiteral("speedModelPlot"));
-    m_plot->setMinimumHeight(fontMetrics().height() * 12);
+    m_plot->setMinimumHeight(fontMetrics().height() * 8);
+    // The legend beside the axis rect, in its own layout column: it never covers a curve.
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    m_plot->plotLayout()->addElement(0, 1, m_plot->legend);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_plot->installEventFilter(this);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);

@@ -8,15 +8,6 @@
 namespace spark {
 namespace {
 
-QColor armColor(int index)
-{
-    // The Okabe–Ito order of BenchPlot, so an arm keeps its colour across the tab.
-    static const QColor colors[] = {QColor(0, 114, 178),   QColor(230, 159, 0),  QColor(0, 158, 115),
-                                    QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
-                                    QColor(240, 228, 66)};
-    return colors[index % 7];
-}
-
 QVector<double> keys(std::size_t count)
 {
     QVector<double> out;
@@ -49,8 +40,8 @@ void SpeedModelPlot::populate(QCustomPlot& plot, const SpeedModel& model,
             continue;
         }
         maxK = std::max(maxK, c.k);
-        const auto found = std::find(arms.begin(), arms.end(), c.arm);
-        const QColor color = armColor(static_cast<int>(found - arms.begin()));
+        // BenchPlot's colour of the arm, so an arm keeps its colour across the tab.
+        const QColor color = BenchPlot::armColor(arms, c.arm);
         const QString arm = QString::fromStdString(c.arm);
         addCurve(plot, QStringLiteral("%1 predicted (k* = %2)").arg(arm).arg(c.bestK), c.predictedTokS,
                  QPen(color, 1.6),
@@ -62,11 +53,8 @@ void SpeedModelPlot::populate(QCustomPlot& plot, const SpeedModel& model,
         measured->setData(QVector<double>{static_cast<double>(c.k)}, QVector<double>{c.measuredTokS}, true);
         if (c.quantized) {
             const auto& q = *c.quantized;
-            const int other =
-                q.measured
-                    ? static_cast<int>(std::find(arms.begin(), arms.end(), q.measured->arm) - arms.begin())
-                    : static_cast<int>(arms.size());
-            const QColor qColor = armColor(other);
+            // The measured quantized arm's colour, else one no arm has.
+            const QColor qColor = BenchPlot::armColor(arms, q.measured ? q.measured->arm : std::string());
             addCurve(plot, QStringLiteral("quantized draft predicted (k′* = %1)").arg(q.bestK),
                      q.predictedTokSByK, QPen(qColor, 1.6, Qt::DashLine),
                      QCPScatterStyle(QCPScatterStyle::ssTriangle, qColor,

@@ -1,6 +1,7 @@
 #include "views/compare/comparemodel.h"
 
 #include "core/util/textformat.h"
+#include "views/shared/formatting.h"
 
 #include <QBrush>
 #include <QColor>
@@ -67,7 +68,7 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const
         if (!m.relErr) {
             return sort ? QVariant(-1.0) : QVariant(m.nonFinite ? tr("inf") : QStringLiteral("-"));
         }
-        return sort ? QVariant(*m.relErr) : QVariant(QString::number(*m.relErr, 'e', 3));
+        return sort ? QVariant(*m.relErr) : QVariant(formatRelError(*m.relErr));
     case BitExact:
         return m.quantizedInOutput ? QString::fromLatin1(bitExactnessName(m.bitExact).data()) : tr("copy");
     default:

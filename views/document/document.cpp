@@ -34,6 +34,12 @@ int Document::setAnalysis(const std::vector<TensorAnalysisUpdate>& updates)
         if (update.maxError) {
             entry.maxError = update.maxError;
         }
+        if (update.sqNorm) {
+            entry.sqNorm = update.sqNorm;
+        }
+        if (update.sqErr) {
+            entry.sqErr = update.sqErr;
+        }
         changed.append(row);
     }
     if (changed.isEmpty()) {

@@ -256,11 +256,22 @@ void BudgetPanel::applyPoint(int index)
             m_changes->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(module)));
             m_changes->setItem(row, 1, new QTableWidgetItem(schemeText(*it->second)));
             m_changes->setItem(row, 2, new QTableWidgetItem(schemeText(*choice.scheme)));
-            m_changes->setItem(row, 3, new QTableWidgetItem(QLocale().toString(choice.relErr, 'f', 5)));
+            m_changes->setItem(row, 3, new QTableWidgetItem(formatRelError(choice.relErr)));
         }
     }
     PlanEdits after = m_baseEdits;
     after.schemes.append(toStringList(allocation.rules));
+    PlanBudget record;
+    record.objective = "streamed_bytes";
+    record.budgetBytes = allocation.point.streamedBytes;
+    record.weightedError = allocation.point.weightedError;
+    if (m_priors->isChecked()) {
+        record.alpha = rolePriorAlphas();
+    }
+    for (const auto* scheme : m_sweep->candidates) {
+        record.candidates.emplace_back(scheme->name);
+    }
+    after.budget = std::move(record);
     m_applied = index;
     m_controller->edit(
         after,

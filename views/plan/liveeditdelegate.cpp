@@ -1,5 +1,8 @@
 #include "views/plan/liveeditdelegate.h"
 
+#include "views/plan/planentrylistmodel.h"
+#include "views/shared/theme.h"
+
 #include <QFont>
 #include <QLineEdit>
 
@@ -30,6 +33,17 @@ void LiveEditDelegate::setEditorData(QWidget* editor, const QModelIndex& index) 
     // The model echoes every committed keystroke back: leave the cursor where the user is typing.
     if (line->text() != text) {
         line->setText(text);
+    }
+}
+
+void LiveEditDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const
+{
+    QStyledItemDelegate::initStyleOption(option, index);
+    // From the view's own palette (not the application's), so a palette set on any ancestor counts.
+    if (index.data(PlanEntryListModel::UserIndexRole).toInt() < 0) {
+        const QColor muted = mutedTextColor(option->palette);
+        option->palette.setColor(QPalette::Text, muted);
+        option->palette.setColor(QPalette::WindowText, muted);
     }
 }
 

@@ -118,10 +118,16 @@ const QStringList& PlanController::userEntries(EntryKind kind) const
     return entriesOf(const_cast<PlanEdits&>(m_edits), kind);
 }
 
-void PlanController::edit(const PlanEdits& after, const QString& text, const QString& mergeKey)
+void PlanController::edit(const PlanEdits& requested, const QString& text, const QString& mergeKey)
 {
-    if (after == m_edits) {
+    if (requested == m_edits) {
         return;
+    }
+    PlanEdits after = requested;
+    // The budget record describes the rules the allocation gave: an edit that keeps it but changes the
+    // plan makes it stale.
+    if (after.budget && after.budget == m_edits.budget) {
+        after.budget.reset();
     }
     m_undo->push(new PlanEditCommand(this, m_edits, after, text, mergeKey));
 }
@@ -256,6 +262,7 @@ PlanEdits PlanController::editsFor(const PlanOptions& options)
     edits.ignore = toQt(options.ignore);
     edits.schemes = toQt(options.schemes);
     edits.targetLayers = options.targetLayers;
+    edits.budget = options.budget;
     if (const auto* scheme = intSymmetricScheme(options.bits, options.groupSize)) {
         edits.defaultScheme = schemeText(*scheme);
     }
@@ -292,6 +299,7 @@ PlanOptions PlanController::optionsFor(const PlanEdits& edits) const
     options.ignore = toStd(edits.ignore);
     options.schemes = toStd(edits.schemes);
     options.targetLayers = edits.targetLayers;
+    options.budget = edits.budget;
     if (const auto* scheme = findWeightScheme(edits.defaultScheme.toStdString());
         scheme && scheme->family == SchemeFamily::IntSymmetric) {
         options.bits = scheme->bits;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/plan/planoptions.h"
+
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -18,6 +20,9 @@ struct PlanEdits
     /// The scheme of modules the targets select and no rule assigns (an integer symmetric scheme).
     QString defaultScheme = QStringLiteral("W4A16");
     std::optional<int> targetLayers;
+    /// The budget whose allocation gave the last scheme rules (Budget tab); a record saved with the plan.
+    /// PlanController::edit() drops it when anything else changes.
+    std::optional<PlanBudget> budget;
 
     bool operator==(const PlanEdits&) const = default;
 };

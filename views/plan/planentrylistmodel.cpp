@@ -151,9 +151,6 @@ QVariant PlanEntryListModel::data(const QModelIndex& index, int role) const
             font.setItalic(isPreset);
             return font;
         }
-        if (role == Qt::ForegroundRole && isPreset) {
-            return QApplication::palette().color(QPalette::PlaceholderText);
-        }
         if (role == Qt::DecorationRole) {
             if (hasError) {
                 return QApplication::style()->standardIcon(QStyle::SP_MessageBoxCritical);

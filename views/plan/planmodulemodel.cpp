@@ -4,6 +4,8 @@
 #include "views/shared/formatting.h"
 
 #include <QColor>
+#include <QHash>
+#include <cmath>
 
 namespace spark {
 
@@ -25,6 +27,7 @@ void PlanModuleModel::resetData(std::shared_ptr<const QuantPlan> plan)
     if (sameModules()) {
         // Same rows: keep selection and scroll position while the user edits entries.
         m_plan = std::move(plan);
+        recomputeErrors();
         if (rowCount() > 0) {
             Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
         }
@@ -32,7 +35,87 @@ void PlanModuleModel::resetData(std::shared_ptr<const QuantPlan> plan)
     }
     beginResetModel();
     m_plan = std::move(plan);
+    recomputeErrors();
     endResetModel();
+}
+
+void PlanModuleModel::setAnalysis(std::shared_ptr<const DocumentSnapshot> snapshot,
+                                  std::shared_ptr<const AnalysisTable> analysis)
+{
+    m_snapshot = std::move(snapshot);
+    m_analysis = std::move(analysis);
+    const auto before = m_errors;
+    recomputeErrors();
+    // Decisions arrive through the Document too: announce the column only when an error changed.
+    for (int row = 0; row < rowCount(); ++row) {
+        const auto& a = before.size() > static_cast<std::size_t>(row) ? before[static_cast<std::size_t>(row)]
+                                                                      : ModuleError{};
+        const auto& b = m_errors[static_cast<std::size_t>(row)];
+        if (a.relError != b.relError || a.combined != b.combined) {
+            Q_EMIT dataChanged(index(0, RelError), index(rowCount() - 1, RelError));
+            break;
+        }
+    }
+}
+
+const TensorRowResult* PlanModuleModel::resultOf(const std::string& tensor) const
+{
+    if (!m_snapshot || !m_analysis || tensor.empty()) {
+        return nullptr;
+    }
+    const int row = m_snapshot->rowOf(QString::fromStdString(tensor));
+    if (row < 0 || static_cast<std::size_t>(row) >= m_analysis->size()) {
+        return nullptr;
+    }
+    return &(*m_analysis)[static_cast<std::size_t>(row)];
+}
+
+void PlanModuleModel::recomputeErrors()
+{
+    m_errors.assign(static_cast<std::size_t>(rowCount()), ModuleError{});
+    if (!m_plan) {
+        return;
+    }
+    // The members of each fused set (they share the fused vLLM name), to add up their sums.
+    QHash<QString, std::vector<std::size_t>> sets;
+    for (std::size_t i = 0; i < m_plan->modules.size(); ++i) {
+        const auto& m = m_plan->modules[i];
+        if (!m.fusedGroup.empty()) {
+            sets[QString::fromStdString(m.vllmName)].push_back(i);
+        }
+    }
+    for (std::size_t i = 0; i < m_plan->modules.size(); ++i) {
+        const auto& m = m_plan->modules[i];
+        const auto* own = resultOf(m.weightTensor);
+        auto& error = m_errors[i];
+        error.relError = own ? own->relError : std::nullopt;
+        if (m.fusedGroup.empty()) {
+            continue;
+        }
+        double sqNorm = 0.0;
+        double sqErr = 0.0;
+        bool complete = true;
+        for (const std::size_t member : sets.value(QString::fromStdString(m.vllmName))) {
+            const auto* r = resultOf(m_plan->modules[member].weightTensor);
+            if (!r || !r->sqNorm || !r->sqErr) {
+                complete = false;
+                break;
+            }
+            sqNorm += *r->sqNorm;
+            sqErr += *r->sqErr;
+        }
+        if (complete && sqNorm > 0.0) {
+            error.relError = std::sqrt(sqErr / sqNorm);
+            error.combined = true;
+        }
+    }
+}
+
+std::optional<double> PlanModuleModel::relError(int row) const
+{
+    return row >= 0 && static_cast<std::size_t>(row) < m_errors.size()
+               ? m_errors[static_cast<std::size_t>(row)].relError
+               : std::nullopt;
 }
 
 int PlanModuleModel::rowOf(const QString& name) const
@@ -74,6 +157,8 @@ QVariant PlanModuleModel::headerData(int section, Qt::Orientation orientation, i
             return tr("Role");
         case Decision:
             return tr("Decision");
+        case RelError:
+            return tr("Rel. error");
         case Reason:
             return tr("Reason");
         case Bytes:
@@ -93,6 +178,10 @@ QVariant PlanModuleModel::headerData(int section, Qt::Orientation orientation, i
         case Decision:
             return tr("Tick to quantize a Linear, untick to keep it BF16. The plan edits your entries to do "
                       "it; fused partners (q/k/v, gate/up) always change together.");
+        case RelError:
+            return tr("Rel. error ‖W − Q(W)‖ / ‖W‖ of the module's weight from the last analysis (F5, under "
+                      "the toolbar's scheme). A fused set (q/k/v, gate/up) shows the error of the whole "
+                      "set: sqrt(Σ‖W − Q(W)‖² / Σ‖W‖²) over its members.");
         default:
             return {};
         }
@@ -150,6 +239,23 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
             return quantized ? Qt::Checked : Qt::Unchecked;
         }
         break;
+    case RelError: {
+        const auto& error = m_errors[static_cast<std::size_t>(index.row())];
+        if (role == Qt::DisplayRole) {
+            return error.relError ? QVariant(formatRelError(*error.relError)) : QVariant();
+        }
+        if (role == SortRole) {
+            return error.relError ? QVariant(*error.relError) : QVariant();
+        }
+        if (role == Qt::TextAlignmentRole) {
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        if (role == Qt::ToolTipRole && error.combined) {
+            return tr("The error of the fused set %1, all its members together.")
+                .arg(QString::fromStdString(m.vllmName));
+        }
+        break;
+    }
     case Reason:
         if (role == Qt::DisplayRole || role == Qt::ToolTipRole || role == SortRole) {
             return QString::fromStdString(m.reason);

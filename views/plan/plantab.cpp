@@ -40,6 +40,25 @@ QWidget* titled(const QString& title, QWidget* content, QWidget* parent)
     return box;
 }
 
+// Sorts by PlanModuleModel::SortRole with modules that have no value (no analysis yet) last in either order.
+class ModuleSortProxy : public QSortFilterProxyModel
+{
+  public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+  protected:
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override
+    {
+        const QVariant a = left.data(sortRole());
+        const QVariant b = right.data(sortRole());
+        if (!a.isValid() || !b.isValid()) {
+            return sortOrder() == Qt::AscendingOrder ? a.isValid() && !b.isValid()
+                                                     : !a.isValid() && b.isValid();
+        }
+        return QSortFilterProxyModel::lessThan(left, right);
+    }
+};
+
 } // namespace
 
 PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent), m_controller(controller)
@@ -111,7 +130,7 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     entries->addWidget(titled(tr("Scheme rules (later rules win)"), m_schemes, entries));
 
     m_modules = new PlanModuleModel(this);
-    m_modulesProxy = new QSortFilterProxyModel(this);
+    m_modulesProxy = new ModuleSortProxy(this);
     m_modulesProxy->setSourceModel(m_modules);
     m_modulesProxy->setSortRole(PlanModuleModel::SortRole);
     m_modulesView = new QTableView(this);
@@ -130,6 +149,7 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_modulesView->setColumnWidth(PlanModuleModel::VllmName, charWidth * 32);
     m_modulesView->setColumnWidth(PlanModuleModel::Role, charWidth * 10);
     m_modulesView->setColumnWidth(PlanModuleModel::Decision, charWidth * 22);
+    m_modulesView->setColumnWidth(PlanModuleModel::RelError, charWidth * 11);
     m_modulesView->setColumnWidth(PlanModuleModel::Reason, charWidth * 60);
     m_modulesView->setColumnWidth(PlanModuleModel::Bytes, charWidth * 13);
     m_modulesView->setColumnWidth(PlanModuleModel::BytesAfter, charWidth * 13);
@@ -201,6 +221,10 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     connect(m_controller, &PlanController::planChanged, this, &PlanTab::onPlanChanged);
     connect(m_controller, &PlanController::editsChanged, this, &PlanTab::onEditsChanged);
     connect(m_controller->document(), &Document::snapshotChanged, this, &PlanTab::onSnapshotChanged);
+    connect(m_controller->document(), &Document::analysisChanged, this, [this] {
+        const Document* document = m_controller->document();
+        m_modules->setAnalysis(document->snapshot(), document->analysis());
+    });
     onEditsChanged();
     onPlanChanged();
     onSnapshotChanged();
@@ -274,6 +298,7 @@ void PlanTab::onEditsChanged()
 void PlanTab::onSnapshotChanged()
 {
     const auto snapshot = m_controller->document()->snapshot();
+    m_modules->setAnalysis(snapshot, m_controller->document()->analysis());
     const auto report = snapshot ? snapshot->audit : nullptr;
     m_lint->setCheckReport(report);
     m_lintBox->setTitle(report ? tr("Findings of check") : tr("Lint"));

@@ -20,6 +20,8 @@ SummaryBar::SummaryBar(QWidget* parent) : QWidget(parent)
     m_size = new QLabel(this);
     m_size->setObjectName(QStringLiteral("planSize"));
     m_size->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A mixed plan's line runs long: wrapped, it never makes the window wider than the screen allows.
+    m_size->setWordWrap(true);
     QFont bold = m_size->font();
     bold.setBold(true);
     m_size->setFont(bold);

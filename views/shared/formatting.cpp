@@ -1,6 +1,7 @@
 #include "views/shared/formatting.h"
 
 #include "core/util/textformat.h"
+#include "views/shared/localizednumber.h"
 
 #include <QLocale>
 
@@ -29,6 +30,11 @@ QString roleText(ModuleRole role)
 QString formatShare(double share)
 {
     return QStringLiteral("%1 %").arg(QLocale().toString(share * 100.0, 'f', 2));
+}
+
+QString formatRelError(double relError)
+{
+    return localizedSignificant(relError * 100.0, 3) + QStringLiteral(" %");
 }
 
 QString schemeText(const WeightScheme& scheme)

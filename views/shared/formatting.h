@@ -18,5 +18,8 @@ QString roleText(ModuleRole role);
 QString schemeText(const WeightScheme& scheme);
 /// @brief A 0..1 fraction as "12.34 %".
 QString formatShare(double share);
+/// @brief A relative error ‖W − Q(W)‖ / ‖W‖ as a percentage with three significant digits ("15.9 %",
+/// "1.23 %", "0.0456 %"). The one spelling of rel. error in the GUI: tables, detail panel, plan.
+QString formatRelError(double relError);
 
 } // namespace spark

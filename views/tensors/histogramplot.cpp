@@ -12,6 +12,9 @@ HistogramPlot::HistogramPlot(const QString& xLabel, QWidget* parent)
     m_bars->setWidthType(QCPBars::wtPlotCoords);
     setMinimumHeight(fontMetrics().height() * 9);
     setNoAntialiasingOnDrag(true);
+    // QCustomPlot keeps every mouse event to itself; the wheel it does not use (wheelEvent) must reach the
+    // scrolling panel around it.
+    setAttribute(Qt::WA_NoMousePropagation, false);
     applyPalette();
 }
 
@@ -52,6 +55,15 @@ void HistogramPlot::changeEvent(QEvent* event)
         applyPalette();
         replot(QCustomPlot::rpQueuedRefresh);
     }
+}
+
+void HistogramPlot::wheelEvent(QWheelEvent* event)
+{
+    if (interactions().testFlag(QCP::iRangeZoom)) {
+        QCustomPlot::wheelEvent(event);
+        return;
+    }
+    event->ignore(); // QApplication hands it on to the parents: the panel's scroll area scrolls
 }
 
 void HistogramPlot::applyPalette()

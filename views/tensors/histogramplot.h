@@ -23,6 +23,9 @@ class HistogramPlot : public QCustomPlot
 
   protected:
     void changeEvent(QEvent* event) override;
+    /// The plot does not zoom: the wheel goes on to the scrolling detail panel instead of being swallowed
+    /// (QCustomPlot accepts every wheel event). With range zoom turned on the plot keeps it.
+    void wheelEvent(QWheelEvent* event) override;
 
   private:
     void applyPalette();

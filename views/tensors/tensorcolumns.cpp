@@ -14,11 +14,9 @@ QString tr(const char* text)
     return QCoreApplication::translate("spark::TensorColumns", text);
 }
 
-QString formatError(double value, bool percent)
+// Max error is an absolute difference in weight units; rel. error has its own spelling (formatRelError).
+QString formatMaxError(double value)
 {
-    if (percent) {
-        return QStringLiteral("%1 %").arg(QLocale().toString(value * 100.0, 'f', 3));
-    }
     return QLocale().toString(value, 'g', 3);
 }
 
@@ -75,11 +73,11 @@ QString TensorColumns::toolTip(int column)
         return tr("What the quantization plan does with the tensor (quantize to W4A16 or keep as is). For an "
                   "already-quantized checkpoint: the scheme its module is stored as.");
     case RelError:
-        return tr("Relative quantization error: the Frobenius norm of (W − Q(W)) divided by that of W. "
-                  "Lower is better; filled in by Analyze.");
+        return tr("Relative quantization error in percent: the Frobenius norm of (W − Q(W)) divided by that "
+                  "of W. Lower is better; filled in by Analyze. A layer shows its worst tensor.");
     case MaxError:
         return tr("Largest absolute difference between a weight and its quantized value; filled in by "
-                  "Analyze.");
+                  "Analyze. A layer shows its worst tensor.");
     default:
         return {};
     }
@@ -168,9 +166,9 @@ QVariant TensorColumns::analysisDisplay(const TensorRowResult* analysis, int col
     case Decision:
         return analysis->decision.isEmpty() ? QVariant() : QVariant(analysis->decision);
     case RelError:
-        return analysis->relError ? QVariant(formatError(*analysis->relError, true)) : QVariant();
+        return analysis->relError ? QVariant(formatRelError(*analysis->relError)) : QVariant();
     case MaxError:
-        return analysis->maxError ? QVariant(formatError(*analysis->maxError, false)) : QVariant();
+        return analysis->maxError ? QVariant(formatMaxError(*analysis->maxError)) : QVariant();
     default:
         return {};
     }

@@ -23,6 +23,7 @@ class TensorColumns
         TensorNameRole, ///< full tensor name on tensor items; empty on group and module items
         NodeKindRole,   ///< a NodeKind
         RowRole,        ///< index into DocumentSnapshot::rows (tensor items), else -1
+        NodeNameRole,   ///< full name of the item: tensor, module ("layers.0.mlp.down_proj") or group
     };
     enum NodeKind : int { GroupNode, ModuleNode, TensorNode };
 

@@ -1,6 +1,7 @@
 #include "views/tensors/tensorerrorsection.h"
 
 #include "views/analysis/analysispanel.h"
+#include "views/shared/formatting.h"
 #include "views/tensors/histogramplot.h"
 
 #include <QLabel>
@@ -28,18 +29,27 @@ TensorErrorSection::TensorErrorSection(AnalysisPanel* analysis, QWidget* parent)
     layout->addWidget(m_weights);
     layout->addWidget(m_errors);
     connect(m_analysis, &AnalysisPanel::tensorAnalyzed, this, [this](const QString& tensor) {
-        if (tensor == m_tensor) {
+        if (tensor == m_selection.tensor || m_selection.kind == TensorSelection::Group) {
             update();
         }
     });
+    // Every change of state rereads the result: a finished or cancelled run must not leave "Analyzing…".
     connect(m_analysis, &AnalysisPanel::started, this, &TensorErrorSection::update);
+    connect(m_analysis, &AnalysisPanel::finished, this, &TensorErrorSection::update);
+    connect(m_analysis, &AnalysisPanel::resultsReset, this, &TensorErrorSection::update);
+    update();
+}
+
+void TensorErrorSection::setSelection(const TensorSelection& selection)
+{
+    m_selection = selection;
     update();
 }
 
 void TensorErrorSection::setTensor(const QString& tensor)
 {
-    m_tensor = tensor;
-    update();
+    setSelection(tensor.isEmpty() ? TensorSelection{}
+                                  : TensorSelection{TensorSelection::Tensor, tensor, tensor});
 }
 
 QString TensorErrorSection::statsText() const
@@ -47,17 +57,48 @@ QString TensorErrorSection::statsText() const
     return m_stats->text();
 }
 
+void TensorErrorSection::showGroup()
+{
+    // A layer: its worst tensor, the one to look at first.
+    const QString prefix = m_selection.name + QLatin1Char('.');
+    const TensorQuantResult* worst = nullptr;
+    for (const auto& result : m_analysis->results()) {
+        if (result.stats && result.stats->relErr && result.tensor.startsWith(prefix) &&
+            (!worst || *result.stats->relErr > *worst->stats->relErr)) {
+            worst = &result;
+        }
+    }
+    if (worst) {
+        m_stats->setText(tr("Worst rel. error %1 (%2)")
+                             .arg(formatRelError(*worst->stats->relErr), worst->tensor.mid(prefix.size())));
+    } else {
+        m_stats->setText(m_analysis->isRunning() ? tr("Analyzing…")
+                                                 : tr("Not analyzed: press F5 to analyze."));
+    }
+}
+
 void TensorErrorSection::update()
 {
-    const TensorQuantResult* result = m_tensor.isEmpty() ? nullptr : m_analysis->result(m_tensor);
+    const QString& tensor = m_selection.tensor;
+    const TensorQuantResult* result = tensor.isEmpty() ? nullptr : m_analysis->result(tensor);
     const bool hasStats = result && result->stats;
     m_weights->setVisible(hasStats);
     m_errors->setVisible(hasStats);
     if (!result) {
-        m_stats->setText(m_analysis->isRunning() ? tr("Analyzing…")
-                                                 : tr("Not analyzed: press F5 to analyze."));
         m_weights->setHistogram(nullptr);
         m_errors->setHistogram(nullptr);
+        if (m_selection.kind == TensorSelection::Group) {
+            showGroup();
+        } else if (tensor.isEmpty()) {
+            m_stats->setText(tr("No weight to measure."));
+        } else if (!m_analysis->isAnalyzable(tensor)) {
+            m_stats->setText(tr("Not measured: analyze measures 2-D weights whose columns divide by the "
+                                "scheme's group."));
+        } else if (m_analysis->isRunning()) {
+            m_stats->setText(tr("Analyzing…"));
+        } else {
+            m_stats->setText(tr("Not analyzed: press F5 to analyze."));
+        }
         return;
     }
     if (!hasStats) {
@@ -69,7 +110,7 @@ void TensorErrorSection::update()
         return v ? QString::number(*v, format, precision) : tr("n/a");
     };
     QString text = tr("Rel. error %1 · max %2 · p95 %3 · SNR %4 dB")
-                       .arg(number(s.relErr, 'g', 4), number(s.maxAbsErr, 'g', 4),
+                       .arg(s.relErr ? formatRelError(*s.relErr) : tr("n/a"), number(s.maxAbsErr, 'g', 4),
                             number(s.p95AbsErr, 'g', 4), number(s.snrDb, 'f', 1));
     if (s.dequantNonFinite > 0) {
         text += tr(" · %n dequantized value(s) overflow", nullptr, static_cast<int>(s.dequantNonFinite));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "views/tensors/tensorselection.h"
+
 #include <QWidget>
 
 class QLabel;
@@ -10,8 +12,9 @@ class AnalysisPanel;
 class HistogramPlot;
 
 /// @brief The detail panel's "Quantization error" section for the current tensor: rel./max/p95 error
-/// and SNR from analyze, or why there are none (NaN/Inf), and histograms of the scaled weights and of the
-/// error in units of the group scale. Plots come last, when the tensor's analysis arrives.
+/// and SNR from analyze, or why there are none (NaN/Inf, not a 2-D weight, not analyzed yet), and histograms
+/// of the scaled weights and of the error in units of the group scale. Plots come last, when the tensor's
+/// analysis arrives. A module shows its weight; a layer its worst tensor.
 class TensorErrorSection : public QWidget
 {
     Q_OBJECT
@@ -19,6 +22,8 @@ class TensorErrorSection : public QWidget
   public:
     explicit TensorErrorSection(AnalysisPanel* analysis, QWidget* parent = nullptr);
 
+    void setSelection(const TensorSelection& selection);
+    /// @brief Shows tensor @p tensor (empty: nothing).
     void setTensor(const QString& tensor);
 
     QString statsText() const;
@@ -27,9 +32,10 @@ class TensorErrorSection : public QWidget
 
   private:
     void update();
+    void showGroup();
 
     AnalysisPanel* m_analysis;
-    QString m_tensor;
+    TensorSelection m_selection;
     QLabel* m_stats;
     HistogramPlot* m_weights;
     HistogramPlot* m_errors;

@@ -55,9 +55,10 @@ bool TensorFilterProxyModel::lessThan(const QModelIndex& left, const QModelIndex
 {
     const QVariant a = left.data(sortRole());
     const QVariant b = right.data(sortRole());
-    // Missing values (no analysis yet) sort after present ones.
+    // Missing values (no analysis yet) sort after present ones in both orders. A descending sort asks
+    // lessThan(right, left), so there "missing" must compare as the smaller value to end up last.
     if (!a.isValid() || !b.isValid()) {
-        return a.isValid() && !b.isValid();
+        return sortOrder() == Qt::AscendingOrder ? a.isValid() && !b.isValid() : !a.isValid() && b.isValid();
     }
     const auto typeA = a.metaType().id();
     const auto typeB = b.metaType().id();

@@ -7,8 +7,8 @@ namespace spark {
 
 /// @brief Filters tensors by name (plain text or a regular expression) and sorts every column by its
 /// TensorColumns::SortRole key: numbers as numbers, names in natural order ("layers.2" before
-/// "layers.10"). Works over the flat and the grouped model; in the tree a group or module is shown
-/// when any tensor below it matches.
+/// "layers.10"), rows without a value (not analyzed yet) last in either order. Works over the flat and the
+/// grouped model; in the tree a group or module is shown when any tensor below it matches.
 class TensorFilterProxyModel : public QSortFilterProxyModel
 {
     Q_OBJECT

@@ -5,6 +5,7 @@
 #include "views/shared/formatting.h"
 
 #include <QFormLayout>
+#include <QHash>
 #include <QLabel>
 #include <algorithm>
 
@@ -32,10 +33,16 @@ TensorPlanSection::TensorPlanSection(PlanController* controller, QWidget* parent
     update();
 }
 
+void TensorPlanSection::setSelection(const TensorSelection& selection)
+{
+    m_selection = selection;
+    update();
+}
+
 void TensorPlanSection::setTensor(const QString& tensor)
 {
-    m_tensor = tensor;
-    update();
+    setSelection(tensor.isEmpty() ? TensorSelection{}
+                                  : TensorSelection{TensorSelection::Tensor, tensor, tensor});
 }
 
 QString TensorPlanSection::vllmNameText() const
@@ -53,12 +60,88 @@ QString TensorPlanSection::lintText() const
     return m_lint->text();
 }
 
+namespace {
+
+QString severityText(const LintFinding& finding)
+{
+    const auto name = severityName(finding.severity);
+    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+QString findingHtml(const LintFinding& f)
+{
+    return TensorPlanSection::tr("<b>%1</b> %2: %3")
+        .arg(severityText(f).toHtmlEscaped(), QString::fromStdString(f.id).toHtmlEscaped(),
+             QString::fromStdString(f.message).toHtmlEscaped());
+}
+
+} // namespace
+
+void TensorPlanSection::showGroup(const QuantPlan& plan)
+{
+    const std::string group = m_selection.name.toStdString();
+    const std::string prefix = group + ".";
+    std::vector<const PlannedModule*> modules;
+    for (const auto& m : plan.modules) {
+        if (m.name == group || m.name.starts_with(prefix)) {
+            modules.push_back(&m);
+        }
+    }
+    m_vllmName->setText(tr("—"));
+    m_vllmName->setToolTip({});
+    if (modules.empty()) {
+        m_decision->setText(tr("not part of a module"));
+        m_lint->clear();
+        return;
+    }
+    // "8 × W4A16, 3 kept": what the plan does with the layer at a glance.
+    QStringList schemes;
+    QHash<QString, int> counts;
+    int kept = 0;
+    for (const auto* m : modules) {
+        if (m->decision != PlanDecision::Quantize) {
+            ++kept;
+            continue;
+        }
+        const QString scheme = schemeText(*m->scheme);
+        if (!counts.contains(scheme)) {
+            schemes.append(scheme);
+        }
+        ++counts[scheme];
+    }
+    QStringList parts;
+    for (const auto& scheme : schemes) {
+        parts.append(tr("%1 × %2").arg(counts.value(scheme)).arg(scheme));
+    }
+    if (kept > 0) {
+        parts.append(tr("%n kept", nullptr, kept));
+    }
+    m_decision->setText(tr("%n module(s): %1", nullptr, static_cast<int>(modules.size()))
+                            .arg(parts.join(QStringLiteral(", "))));
+    QStringList findings;
+    for (const auto& f : plan.lint) {
+        const bool concerns = std::any_of(modules.begin(), modules.end(), [&f](const PlannedModule* m) {
+            return std::find(f.modules.begin(), f.modules.end(), m->name) != f.modules.end();
+        });
+        if (concerns) {
+            findings.append(findingHtml(f));
+        }
+    }
+    m_lint->setText(findings.isEmpty() ? tr("none") : findings.join(QStringLiteral("<br>")));
+}
+
 void TensorPlanSection::update()
 {
     const auto plan = m_controller->plan();
+    if (plan && m_selection.kind == TensorSelection::Group) {
+        showGroup(*plan);
+        return;
+    }
     const PlannedModule* module = nullptr;
-    if (plan && !m_tensor.isEmpty()) {
-        const std::string name = m_tensor.toStdString();
+    if (plan && m_selection.kind == TensorSelection::Module) {
+        module = plan->findModule(m_selection.name.toStdString());
+    } else if (plan && !m_selection.tensor.isEmpty()) {
+        const std::string name = m_selection.tensor.toStdString();
         for (const auto& m : plan->modules) {
             if (std::find(m.tensors.begin(), m.tensors.end(), name) != m.tensors.end()) {
                 module = &m;
@@ -86,11 +169,7 @@ void TensorPlanSection::update()
         if (std::find(f.modules.begin(), f.modules.end(), module->name) == f.modules.end()) {
             continue;
         }
-        const QString sev = QString::fromLatin1(severityName(f.severity).data(),
-                                                static_cast<qsizetype>(severityName(f.severity).size()));
-        findings.append(tr("<b>%1</b> %2: %3")
-                            .arg(sev.toHtmlEscaped(), QString::fromStdString(f.id).toHtmlEscaped(),
-                                 QString::fromStdString(f.message).toHtmlEscaped()));
+        findings.append(findingHtml(f));
     }
     m_lint->setText(findings.isEmpty() ? tr("none") : findings.join(QStringLiteral("<br>")));
 }

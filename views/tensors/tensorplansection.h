@@ -1,5 +1,7 @@
 #pragma once
 
+#include "views/tensors/tensorselection.h"
+
 #include <QWidget>
 
 class QLabel;
@@ -7,9 +9,11 @@ class QLabel;
 namespace spark {
 
 class PlanController;
+struct QuantPlan;
 
-/// @brief The detail panel's "Plan" section for the current tensor: its module's vLLM name, the plan's
-/// decision with the reason, and the lint findings that concern the module.
+/// @brief The detail panel's "Plan" section for the current tensor or module: the module's vLLM name, the
+/// plan's decision with the reason, and the lint findings that concern the module. For a layer: the
+/// decisions of its modules and the findings that concern any of them.
 class TensorPlanSection : public QWidget
 {
     Q_OBJECT
@@ -17,6 +21,8 @@ class TensorPlanSection : public QWidget
   public:
     explicit TensorPlanSection(PlanController* controller, QWidget* parent = nullptr);
 
+    void setSelection(const TensorSelection& selection);
+    /// @brief Shows the module of tensor @p tensor (empty: nothing).
     void setTensor(const QString& tensor);
 
     QString vllmNameText() const;
@@ -25,9 +31,10 @@ class TensorPlanSection : public QWidget
 
   private:
     void update();
+    void showGroup(const QuantPlan& plan);
 
     PlanController* m_controller;
-    QString m_tensor;
+    TensorSelection m_selection;
     QLabel* m_vllmName;
     QLabel* m_decision;
     QLabel* m_lint;

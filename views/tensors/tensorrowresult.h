@@ -13,6 +13,9 @@ struct TensorRowResult
     QString decision;               ///< e.g. "W4A16" or "keep"; empty: no plan yet
     std::optional<double> relError; ///< ‖W − Q(W)‖ / ‖W‖
     std::optional<double> maxError; ///< max |W − Q(W)|
+    /// Σw² and Σ(w − Q(w))² (float64): a fused set's error is sqrt(Σ sqErr / Σ sqNorm) over its members.
+    std::optional<double> sqNorm = std::nullopt; // initialized: older brace lists stop at maxError
+    std::optional<double> sqErr = std::nullopt;
 };
 
 /// @brief Indexed like DocumentSnapshot::rows. Shared immutably between the document and its models;
@@ -27,6 +30,8 @@ struct TensorAnalysisUpdate
     std::optional<QString> decision;
     std::optional<double> relError;
     std::optional<double> maxError;
+    std::optional<double> sqNorm = std::nullopt; // initialized: older brace lists stop at maxError
+    std::optional<double> sqErr = std::nullopt;
 };
 
 } // namespace spark

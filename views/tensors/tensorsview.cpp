@@ -11,6 +11,7 @@
 
 #include <QCheckBox>
 #include <QDataStream>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIODevice>
@@ -28,7 +29,15 @@ namespace spark {
 namespace {
 
 constexpr quint32 kStateMagic = 0x53505456; // "SPTV"
-constexpr quint32 kStateVersion = 1;
+constexpr quint32 kStateVersion = 2;        // 2: analysis columns moved next to Name
+
+// Opens QTreeView's width of a column's rows (without the header) to fitColumns().
+class TensorTreeView : public QTreeView
+{
+  public:
+    using QTreeView::QTreeView;
+    using QTreeView::sizeHintForColumn;
+};
 
 } // namespace
 
@@ -69,7 +78,7 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
            "to choose another scheme."));
     bar->addWidget(m_legend);
 
-    m_view = new QTreeView(this);
+    m_view = new TensorTreeView(this);
     m_view->setObjectName(QStringLiteral("tensorView"));
     m_proxy->setSourceModel(m_tree);
     m_view->setModel(m_proxy);
@@ -80,7 +89,18 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->header()->setSectionsMovable(true);
-    m_view->header()->setStretchLastSection(true);
+    // Name takes the spare width (fitNameColumn) instead of the last column; long names lose their
+    // middle, where a layer's modules differ least from each other's ("layers.0.…down_proj.weight").
+    m_view->header()->setStretchLastSection(false);
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->viewport()->installEventFilter(this);
+    // What the plan does with a tensor and what it costs come right after its name, so they stay in view in
+    // a narrow window; the header facts follow, and the max error (in weight units, not comparable across
+    // tensors) goes last: what has no room scrolls sideways.
+    QHeaderView* header = m_view->header();
+    header->moveSection(header->visualIndex(TensorColumns::Decision), 1);
+    header->moveSection(header->visualIndex(TensorColumns::RelError), 2);
+    header->moveSection(header->visualIndex(TensorColumns::MaxError), TensorColumns::Count - 1);
     m_view->setItemDelegateForColumn(TensorColumns::Decision, new SchemeDelegate(m_view));
 
     m_detail = new TensorDetailPanel(this);
@@ -109,6 +129,14 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     layout->addWidget(m_filterError);
     layout->addWidget(m_splitter, 1);
 
+    // The sort arrow moves to another column: make room for it there (other widths stay as they are).
+    connect(m_view->header(), &QHeaderView::sortIndicatorChanged, this, [this](int column) {
+        if (m_document->snapshot() && column != TensorColumns::Name &&
+            m_view->columnWidth(column) < fittedWidth(column)) {
+            m_view->setColumnWidth(column, fittedWidth(column));
+            fitNameColumn();
+        }
+    });
     connect(m_filter, &QLineEdit::textChanged, this, &TensorsView::applyFilter);
     connect(m_regex, &QCheckBox::toggled, this, &TensorsView::applyFilter);
     connect(m_grouped, &QCheckBox::toggled, this, &TensorsView::setGrouped);
@@ -148,24 +176,74 @@ void TensorsView::onSnapshotChanged()
     m_flat->resetData(m_document->snapshot(), m_document->analysis());
     m_tree->resetData(m_document->snapshot(), m_document->analysis());
     expandDefault();
-    // Fit columns to the first document, but keep widths the user set (or that were restored) after that.
-    if (!m_columnsSized && m_document->snapshot()) {
-        for (int column = 0; column < TensorColumns::Count; ++column) {
-            m_view->resizeColumnToContents(column);
-        }
-        // Decisions arrive after this (from the plan): leave room for the longest one.
-        const int decisionWidth = fontMetrics().horizontalAdvance(QStringLiteral("W4A16 channel")) +
-                                  fontMetrics().averageCharWidth() * 3;
-        if (m_view->columnWidth(TensorColumns::Decision) < decisionWidth) {
-            m_view->setColumnWidth(TensorColumns::Decision, decisionWidth);
-        }
-        m_columnsSized = true;
+    // Every open fits the columns to the new draft's names and sizes.
+    if (m_document->snapshot()) {
+        fitColumns();
     }
-    // Keep looking at the same tensor when a checkpoint is reopened (or a similar one opened).
+    // Keep looking at the same tensor when a checkpoint is reopened (or a similar one opened); the sections
+    // hear of it even when the name is the same, since it is another draft's tensor.
     if (previous.isEmpty() || !selectTensor(previous)) {
-        onCurrentChanged(QModelIndex());
+        onCurrentChanged(QModelIndex(), true);
+    } else {
+        onCurrentChanged(m_view->currentIndex(), true);
     }
     updateCount();
+}
+
+int TensorsView::fittedWidth(int column) const
+{
+    const QFontMetrics metrics = m_view->fontMetrics();
+    const QHeaderView* header = m_view->header();
+    // The rows laid out so far and the title; room for the sort arrow only where it shows (QHeaderView's own
+    // size hint keeps it free in every column, which costs a narrow window a whole column).
+    int width = std::max(static_cast<TensorTreeView*>(m_view)->sizeHintForColumn(column),
+                         metrics.horizontalAdvance(TensorColumns::title(column)) +
+                             style()->pixelMetric(QStyle::PM_HeaderMargin) * 3);
+    if (column == header->sortIndicatorSection()) {
+        width += header->sizeHint().height();
+    }
+    if (column == TensorColumns::Decision) {
+        // Decisions arrive after this (from the plan): a checkbox and the longest scheme name.
+        width = std::max(width, metrics.horizontalAdvance(QStringLiteral("W4A16_ASYM")) +
+                                    style()->pixelMetric(QStyle::PM_IndicatorWidth) +
+                                    metrics.averageCharWidth() * 3);
+    } else if (column == TensorColumns::RelError || column == TensorColumns::MaxError) {
+        // So are the errors: room for "12.3 %" and "0.0547".
+        width = std::max(width, metrics.horizontalAdvance(QStringLiteral("00.00 %")) +
+                                    metrics.averageCharWidth() * 2);
+    }
+    return width;
+}
+
+void TensorsView::fitColumns()
+{
+    for (int column = 0; column < TensorColumns::Count; ++column) {
+        if (column != TensorColumns::Name) {
+            m_view->setColumnWidth(column, fittedWidth(column));
+        }
+    }
+    fitNameColumn();
+}
+
+void TensorsView::fitNameColumn()
+{
+    int others = 0;
+    for (int column = 0; column < TensorColumns::Count; ++column) {
+        if (column != TensorColumns::Name && !m_view->header()->isSectionHidden(column)) {
+            others += m_view->columnWidth(column);
+        }
+    }
+    // Never narrower than a module name under its layer: below that the table scrolls sideways instead.
+    const int minimum = m_view->fontMetrics().averageCharWidth() * 24;
+    m_view->setColumnWidth(TensorColumns::Name, std::max(minimum, m_view->viewport()->width() - others));
+}
+
+bool TensorsView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize) {
+        fitNameColumn();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void TensorsView::expandDefault()
@@ -198,6 +276,7 @@ void TensorsView::setGrouped(bool grouped)
         onCurrentChanged(QModelIndex());
     }
     updateCount();
+    fitColumns();
     Q_EMIT groupedChanged(grouped);
 }
 
@@ -291,20 +370,80 @@ bool TensorsView::selectModules(const QStringList& modules)
     return selectTensor(first);
 }
 
-void TensorsView::onCurrentChanged(const QModelIndex& current)
+bool TensorsView::selectNode(const QString& name)
 {
-    const int row = current.isValid() ? current.data(TensorColumns::RowRole).toInt() : -1;
+    if (!isGrouped()) {
+        return false;
+    }
+    // Groups are top level, modules right below them.
+    for (int group = 0; group < m_proxy->rowCount(); ++group) {
+        const QModelIndex groupIndex = m_proxy->index(group, 0);
+        QModelIndex found =
+            groupIndex.data(TensorColumns::NodeNameRole).toString() == name ? groupIndex : QModelIndex();
+        for (int module = 0; !found.isValid() && module < m_proxy->rowCount(groupIndex); ++module) {
+            const QModelIndex moduleIndex = m_proxy->index(module, 0, groupIndex);
+            if (moduleIndex.data(TensorColumns::NodeNameRole).toString() == name) {
+                found = moduleIndex;
+            }
+        }
+        if (found.isValid()) {
+            m_view->setCurrentIndex(found);
+            m_view->scrollTo(found, QAbstractItemView::PositionAtCenter);
+            return true;
+        }
+    }
+    return false;
+}
+
+TensorSelection TensorsView::selectionOf(const QModelIndex& current) const
+{
     const auto snapshot = m_document->snapshot();
-    QString name;
-    if (snapshot && row >= 0) {
-        m_detail->showTensor(*snapshot, row);
-        name = snapshot->rows[static_cast<std::size_t>(row)].name;
+    if (!snapshot || !current.isValid()) {
+        return {};
+    }
+    const QModelIndex first = current.siblingAtColumn(0);
+    const QString name = first.data(TensorColumns::NodeNameRole).toString();
+    switch (first.data(TensorColumns::NodeKindRole).toInt()) {
+    case TensorColumns::TensorNode:
+        return {TensorSelection::Tensor, name, name};
+    case TensorColumns::ModuleNode: {
+        // The module stands for its weight (what a plan decides about), else its first tensor.
+        QString tensor = name + QStringLiteral(".weight");
+        if (snapshot->rowOf(tensor) < 0) {
+            tensor.clear();
+            for (const auto& row : snapshot->rows) {
+                if (row.module == name) {
+                    tensor = row.name;
+                    break;
+                }
+            }
+        }
+        return {TensorSelection::Module, name, tensor};
+    }
+    case TensorColumns::GroupNode:
+        return {TensorSelection::Group, name, QString()};
+    default:
+        return {};
+    }
+}
+
+void TensorsView::onCurrentChanged(const QModelIndex& current, bool force)
+{
+    const TensorSelection selection = selectionOf(current);
+    const auto snapshot = m_document->snapshot();
+    if (snapshot) {
+        m_detail->showSelection(*snapshot, selection);
     } else {
         m_detail->clear();
     }
+    const QString name = selection.kind == TensorSelection::Tensor ? selection.name : QString();
     if (name != m_currentTensor) {
         m_currentTensor = name;
         Q_EMIT currentTensorChanged(name);
+    }
+    if (force || selection != m_selection) {
+        m_selection = selection;
+        Q_EMIT selectionChanged(selection);
     }
 }
 
@@ -333,7 +472,9 @@ bool TensorsView::restoreState(const QByteArray& state)
     setGrouped(grouped);
     m_regex->setChecked(regex);
     m_splitter->restoreState(splitter);
-    m_columnsSized = m_view->header()->restoreState(header);
+    // Order and sorting come back; widths are fitted again on every open.
+    m_view->header()->restoreState(header);
+    m_view->header()->setStretchLastSection(false);
     return true;
 }
 

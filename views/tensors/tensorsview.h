@@ -1,5 +1,7 @@
 #pragma once
 
+#include "views/tensors/tensorselection.h"
+
 #include <QWidget>
 
 class QCheckBox;
@@ -29,6 +31,8 @@ class TensorsView : public QWidget
     bool isGrouped() const;
     /// @brief The tensor of the current row, or empty (nothing or a group/module is current).
     QString currentTensor() const;
+    /// @brief What the current row stands for: a tensor, a module, a group or nothing.
+    TensorSelection selection() const { return m_selection; }
     /// @brief Makes @p name current (expanding and scrolling to it, clearing a filter that hides it).
     /// @return false when the document has no such tensor.
     bool selectTensor(const QString& name);
@@ -36,6 +40,9 @@ class TensorsView : public QWidget
     /// @brief Shows only the tensors of @p modules (checkpoint module names, e.g. from a lint finding)
     /// through a regex filter and makes the first one current. @return false when none exists.
     bool selectModules(const QStringList& modules);
+    /// @brief Makes the module or group row @p name current (grouped mode; expanding to it).
+    /// @return false when there is no such row.
+    bool selectNode(const QString& name);
     /// @brief Sets the filter as if typed. @return false for an invalid regex (shown inline).
     bool setFilter(const QString& text, bool isRegex);
     /// @brief The inline error shown for the filter, or empty.
@@ -60,17 +67,31 @@ class TensorsView : public QWidget
     QString schemeLegendText() const;
 
   Q_SIGNALS:
-    /// The current tensor changed (empty when none). Later panels (lint, histograms) follow this.
+    /// The current tensor changed (empty when none, or when a module or group row is current).
     void currentTensorChanged(const QString& name);
+    /// The current row changed: a tensor, module or group, or nothing. The detail sections follow this.
+    void selectionChanged(const spark::TensorSelection& selection);
     /// The decision checkbox of @p module was toggled in either model; the plan decides what changes.
     void decisionToggleRequested(const QString& module);
     /// A scheme was chosen for @p module in the Decision column ("BF16" keeps it).
     void schemeChangeRequested(const QString& module, const QString& scheme);
     void groupedChanged(bool grouped);
 
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
   private:
     void onSnapshotChanged();
-    void onCurrentChanged(const QModelIndex& current);
+    /// @p force: announce the selection even when it did not change (a new snapshot under the same name).
+    void onCurrentChanged(const QModelIndex& current, bool force = false);
+    TensorSelection selectionOf(const QModelIndex& current) const;
+    /// Fits every column to its contents and gives Name what is left of the viewport (eliding in the
+    /// middle), so Decision and Rel. error stay in view.
+    void fitColumns();
+    /// The width fitColumns() gives @p column.
+    int fittedWidth(int column) const;
+    /// Gives Name the viewport's spare width after a resize, keeping the other widths.
+    void fitNameColumn();
     void applyFilter();
     void updateCount();
     void expandDefault();
@@ -89,7 +110,7 @@ class TensorsView : public QWidget
     QTreeView* m_view;
     TensorDetailPanel* m_detail;
     QString m_currentTensor;
-    bool m_columnsSized = false;
+    TensorSelection m_selection;
 };
 
 } // namespace spark

@@ -5,7 +5,6 @@
 
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -67,7 +66,6 @@ void TensorSweepSection::update()
         text += QLatin1Char('\n') + QString::fromStdString(it->fixedReason);
     }
     m_unit->setText(text);
-    const QLocale locale;
     for (const auto& c : it->candidates) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
@@ -79,7 +77,7 @@ void TensorSweepSection::update()
             scheme->setFont(font);
         }
         m_table->setItem(row, 0, scheme);
-        m_table->setItem(row, 1, new QTableWidgetItem(locale.toString(c.relErr, 'f', 5)));
+        m_table->setItem(row, 1, new QTableWidgetItem(formatRelError(c.relErr)));
         m_table->setItem(row, 2, new QTableWidgetItem(localizedBytes(c.bytes)));
         m_table->setItem(row, 3, new QTableWidgetItem(localizedBytes(c.streamedBytes)));
     }

@@ -93,6 +93,7 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     case TensorColumns::SortRole:
         return TensorColumns::sortKey(row, analysisOf(index.row()), column);
     case TensorColumns::TensorNameRole:
+    case TensorColumns::NodeNameRole:
         return row.name;
     case TensorColumns::NodeKindRole:
         return static_cast<int>(TensorColumns::TensorNode);

@@ -106,12 +106,38 @@ void TensorTreeModel::build()
             m_nodes[static_cast<std::size_t>(module)].tensorRow = static_cast<int>(i);
         }
     }
+    for (const int group : m_topLevel) {
+        updateWorst(group);
+    }
+}
+
+bool TensorTreeModel::updateWorst(int group)
+{
+    auto& node = m_nodes[static_cast<std::size_t>(group)];
+    TensorRowResult worst;
+    auto raise = [](std::optional<double>& into, const std::optional<double>& value) {
+        if (value && (!into || *value > *into)) {
+            into = value;
+        }
+    };
+    for (const int module : node.children) {
+        for (const int tensor : m_nodes[static_cast<std::size_t>(module)].children) {
+            if (const auto* analysis = analysisOf(m_nodes[static_cast<std::size_t>(tensor)].tensorRow)) {
+                raise(worst.relError, analysis->relError);
+                raise(worst.maxError, analysis->maxError);
+            }
+        }
+    }
+    const bool changed = worst.relError != node.worst.relError || worst.maxError != node.worst.maxError;
+    node.worst = worst;
+    return changed;
 }
 
 void TensorTreeModel::updateAnalysis(std::shared_ptr<const AnalysisTable> analysis, const QList<int>& rows)
 {
     m_analysis = std::move(analysis);
     QSet<int> modulesDone;
+    QSet<int> groups;
     for (const int row : rows) {
         if (row < 0 || static_cast<std::size_t>(row) >= m_nodeOfTensor.size()) {
             continue;
@@ -124,6 +150,14 @@ void TensorTreeModel::updateAnalysis(std::shared_ptr<const AnalysisTable> analys
             modulesDone.insert(module);
             Q_EMIT dataChanged(indexOfNode(module, TensorColumns::FirstAnalysisColumn),
                                indexOfNode(module, TensorColumns::LastAnalysisColumn));
+        }
+        groups.insert(m_nodes[static_cast<std::size_t>(module)].parent);
+    }
+    // A group row changes only when its worst error does, which most results of a run leave alone.
+    for (const int group : std::as_const(groups)) {
+        if (group >= 0 && updateWorst(group)) {
+            Q_EMIT dataChanged(indexOfNode(group, TensorColumns::FirstAnalysisColumn),
+                               indexOfNode(group, TensorColumns::LastAnalysisColumn));
         }
     }
 }
@@ -246,6 +280,8 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
         return node.kind;
     case TensorColumns::RowRole:
         return isTensor ? node.tensorRow : -1;
+    case TensorColumns::NodeNameRole:
+        return node.fullName;
     case Qt::ToolTipRole:
         return column == TensorColumns::Name ? QVariant(node.fullName) : QVariant();
     case Qt::TextAlignmentRole:
@@ -312,7 +348,9 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
         return sort ? QVariant(node.share) : QVariant(formatShare(node.share));
     default:
         if (!isModule) {
-            return {};
+            // A group: its worst errors (no decision of its own).
+            return sort ? TensorColumns::analysisSortKey(&node.worst, column)
+                        : TensorColumns::analysisDisplay(&node.worst, column);
         }
         if (column == TensorColumns::Decision) {
             // Module rows show what their tensors show (the stored scheme of a quantized checkpoint).

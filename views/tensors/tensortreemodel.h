@@ -11,7 +11,9 @@ namespace spark {
 
 /// @brief Tensors grouped layer → module → tensor ("layers.3" → "mlp.down_proj" → "weight"). Groups and
 /// modules show the sums of their tensors; a module shows the analysis of its weight, the tensor a plan
-/// decides about. The node table is built once per snapshot; data() only looks values up.
+/// decides about; a group shows its worst error (the largest rel. and max error below it), so that
+/// sorting by error ranks the layers too. The node table is built once per snapshot; data() only looks
+/// values up.
 class TensorTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
@@ -59,9 +61,13 @@ class TensorTreeModel : public QAbstractItemModel
         std::uint64_t bytes = 0;
         double share = 0.0;
         QString dtype; ///< common dtype of the tensors below, empty when mixed
+        /// Groups: the largest errors of the tensors below (relError, maxError), none before analysis.
+        TensorRowResult worst;
     };
 
     void build();
+    /// Recomputes the worst errors of group node @p group. @return true when they changed.
+    bool updateWorst(int group);
     const Node* nodeOf(const QModelIndex& index) const;
     const TensorRowResult* analysisOf(int tensorRow) const;
     QModelIndex indexOfNode(int node, int column) const;

@@ -14,6 +14,7 @@
 #include "views/plan/plantab.h"
 #include "views/plan/summarybar.h"
 #include "views/shared/formatting.h"
+#include "views/shared/theme.h"
 #include "views/tensors/storedweightsection.h"
 #include "views/tensors/tensordetailpanel.h"
 #include "views/tensors/tensorerrorsection.h"
@@ -23,6 +24,7 @@
 #include "views/window/recentfiles.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -209,6 +211,27 @@ void MainWindow::createActions()
     connect(m_tensorsView, &TensorsView::groupedChanged, grouped, &QAction::setChecked);
     viewMenu->addAction(tr("&Expand All"), m_tensorsView->treeView(), &QTreeView::expandAll);
     viewMenu->addAction(tr("&Collapse All"), m_tensorsView->treeView(), &QTreeView::collapseAll);
+    viewMenu->addSeparator();
+    // System, Light or Dark: applied at once to the whole application and remembered for the next start.
+    auto* themeMenu = viewMenu->addMenu(tr("&Theme"));
+    themeMenu->setObjectName(QStringLiteral("themeMenu"));
+    auto* themes = new QActionGroup(themeMenu);
+    themes->setExclusive(true);
+    const std::pair<Theme, QString> choices[] = {
+        {Theme::System, tr("&System")}, {Theme::Light, tr("&Light")}, {Theme::Dark, tr("&Dark")}};
+    for (const auto& [theme, text] : choices) {
+        auto* action = themeMenu->addAction(text);
+        action->setObjectName(QStringLiteral("theme-") + themeName(theme));
+        action->setCheckable(true);
+        action->setChecked(theme == currentTheme());
+        themes->addAction(action);
+        connect(action, &QAction::triggered, this, [this, theme] {
+            applyTheme(theme);
+            if (m_options.persistState) {
+                storeTheme(theme);
+            }
+        });
+    }
 
     auto* analyzeMenu = menuBar()->addMenu(tr("&Analyze"));
     auto* analyze =
@@ -258,15 +281,19 @@ void MainWindow::createAnalysisAndPlan()
     m_tensorsView->detailPanel()->addSection(tr("Plan"), m_planSection);
     m_errorSection = new TensorErrorSection(m_analysis);
     m_tensorsView->detailPanel()->addSection(tr("Quantization error"), m_errorSection);
-    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_planSection, &TensorPlanSection::setTensor);
-    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_errorSection,
-            &TensorErrorSection::setTensor);
     // An already-quantized draft: its stored scheme and dequantized weights (hidden for a BF16 draft).
     m_storedSection = new StoredWeightSection(m_document);
     m_tensorsView->detailPanel()->addSection(tr("Stored weights"), m_storedSection);
     m_storedSection->setTensor({});
-    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_storedSection,
-            &StoredWeightSection::setTensor);
+    // The sections follow the current row: a tensor, a module (shown through its weight) or a layer.
+    connect(m_tensorsView, &TensorsView::selectionChanged, this, [this](const TensorSelection& selection) {
+        m_planSection->setSelection(selection);
+        m_errorSection->setSelection(selection);
+        m_storedSection->setTensor(selection.tensor);
+        if (m_sweepSection) {
+            m_sweepSection->setTensor(selection.tensor);
+        }
+    });
 
     // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
     connect(m_analysis, &AnalysisPanel::analysisCleared, m_planController, &PlanController::publishDecisions);
@@ -306,8 +333,7 @@ void MainWindow::createBudget()
     addTab(QStringLiteral("budget"), m_budgetPanel, tr("B&udget"));
     m_sweepSection = new TensorSweepSection;
     m_tensorsView->detailPanel()->addSection(tr("Sensitivity sweep"), m_sweepSection);
-    connect(m_tensorsView, &TensorsView::currentTensorChanged, m_sweepSection,
-            &TensorSweepSection::setTensor);
+    m_sweepSection->setTensor(m_tensorsView->selection().tensor);
     connect(m_budgetPanel, &BudgetPanel::sweepChanged, m_sweepSection, &TensorSweepSection::setSweep);
     connect(m_budgetPanel, &BudgetPanel::statusMessage, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });

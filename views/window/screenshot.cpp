@@ -1,6 +1,8 @@
 #include "views/window/screenshot.h"
 
 #include "views/analysis/analysispanel.h"
+#include "views/bench/benchmarkstab.h"
+#include "views/shared/theme.h"
 #include "views/tensors/tensorsview.h"
 #include "views/window/mainwindow.h"
 
@@ -9,6 +11,7 @@
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QPixmap>
+#include <QRegularExpression>
 #include <QTimer>
 
 namespace spark {
@@ -20,6 +23,13 @@ constexpr int kExitError = 2;
 
 } // namespace
 
+QSize parseScreenshotSize(const QString& text)
+{
+    static const QRegularExpression pattern(QStringLiteral("^(\\d{2,5})[xX](\\d{2,5})$"));
+    const auto match = pattern.match(text.trimmed());
+    return match.hasMatch() ? QSize(match.captured(1).toInt(), match.captured(2).toInt()) : QSize();
+}
+
 int renderScreenshot(const ScreenshotRequest& request, QString* error)
 {
     if (request.output.isEmpty()) {
@@ -29,6 +39,21 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
     if (request.checkpoint.isEmpty()) {
         *error = QApplication::translate("spark::Screenshot", "--screenshot needs a checkpoint to open");
         return kExitError;
+    }
+    if (!request.theme.isEmpty()) {
+        const auto theme = themeFromName(request.theme);
+        if (!theme) {
+            *error = QApplication::translate("spark::Screenshot", "unknown theme '%1' (light, dark, system)")
+                         .arg(request.theme);
+            return kExitError;
+        }
+        applyTheme(*theme);
+    }
+    for (const auto& file : request.bench) {
+        if (!QFileInfo(file).isFile()) {
+            *error = QApplication::translate("spark::Screenshot", "%1: no such benchmark file").arg(file);
+            return kExitError;
+        }
     }
     MainWindowOptions options;
     options.persistState = false;
@@ -40,7 +65,7 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
         return kExitError;
     }
     // The offscreen screen is small; the picture should show the window at the size a desktop would.
-    window.resize(window.preferredSize());
+    window.resize(request.size.isValid() ? request.size : window.preferredSize());
     window.show();
 
     QEventLoop loop;
@@ -87,8 +112,35 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
         }
     }
 
+    if (!request.bench.isEmpty()) {
+        BenchmarksTab* bench = window.benchmarksTab();
+        QEventLoop importLoop;
+        bool imported = false;
+        QString importError;
+        QObject::connect(bench, &BenchmarksTab::reportChanged, &importLoop, [&] {
+            imported = true;
+            importLoop.quit();
+        });
+        QObject::connect(bench, &BenchmarksTab::importFailed, &importLoop, [&](const QString& message) {
+            importError = message;
+            importLoop.quit();
+        });
+        QTimer::singleShot(request.timeoutMs, &importLoop, &QEventLoop::quit);
+        bench->importFiles(request.bench);
+        if (bench->isImporting()) {
+            importLoop.exec();
+        }
+        if (!imported) {
+            *error = importError.isEmpty()
+                         ? QApplication::translate("spark::Screenshot", "benchmark import did not finish")
+                         : importError;
+            return kExitError;
+        }
+    }
+
     window.showTab(request.tab);
-    if (!request.select.isEmpty() && !window.tensorsView()->selectTensor(request.select)) {
+    if (!request.select.isEmpty() && !window.tensorsView()->selectTensor(request.select) &&
+        !window.tensorsView()->selectNode(request.select)) {
         *error = QApplication::translate("spark::Screenshot", "%1: no tensor named '%2'")
                      .arg(request.checkpoint, request.select);
         return kExitError;

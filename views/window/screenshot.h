@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QSize>
 #include <QString>
+#include <QStringList>
 
 namespace spark {
 
@@ -10,14 +12,20 @@ struct ScreenshotRequest
     QString checkpoint;                      ///< folder, .safetensors or index to open
     QString output;                          ///< PNG to write
     QString tab = QStringLiteral("tensors"); ///< tab id to show
-    QString select;                          ///< tensor to select, or empty
+    QString select;                          ///< tensor (or module/layer row) to select, or empty
     bool analyze = false;                    ///< run analyze (F5) and wait for it before grabbing
+    QString theme;                           ///< "light" or "dark" (View ▸ Theme); empty: the system's
+    QSize size;                              ///< window size; empty: MainWindow::preferredSize()
+    QStringList bench;                       ///< benchmark files to import into the Benchmarks tab
     int timeoutMs = 120000;                  ///< give up when loading takes longer
 };
 
-/// @brief Opens the checkpoint in a fresh main window (no settings read or written, no dialogs), waits
-/// for it to load through the same path as File ▸ Open, optionally runs analyze to completion, shows the
-/// tab, selects the tensor and saves
+/// @brief Parses "1200x700" (a window size for --size). @return an invalid size when malformed.
+QSize parseScreenshotSize(const QString& text);
+
+/// @brief Opens the checkpoint in a fresh main window (no settings read or written, no dialogs) in the
+/// requested theme and size, waits for it to load through the same path as File ▸ Open, optionally runs
+/// analyze to completion and imports benchmark files, shows the tab, selects the tensor and saves
 /// QWidget::grab() as PNG. Needs a QApplication; the caller picks the platform (offscreen for headless).
 /// @return 0 on success; 2 with @p error set (naming the file or the bad argument) otherwise.
 int renderScreenshot(const ScreenshotRequest& request, QString* error);
