@@ -7,6 +7,7 @@
 #include "core/io/checkpoint.h"
 #include "core/io/shardedwriter.h"
 #include "core/plan/quantplan.h"
+#include "testsupport.h"
 
 #include <QTest>
 #include <filesystem>
@@ -25,15 +26,6 @@ inline std::filesystem::path demoSource(const std::filesystem::path& dir, const 
         writeDemoDraft(describeDemoDraft(arch, DemoScale::Tiny), path, {});
     }
     return path;
-}
-
-inline std::vector<TensorInfo> infosOf(const Checkpoint& checkpoint)
-{
-    std::vector<TensorInfo> infos;
-    for (const auto& t : checkpoint.tensors()) {
-        infos.push_back(t.info);
-    }
-    return infos;
 }
 
 /// Plans and exports the demo of @p arch with scheme rules @p rules into @p dir/@p name; an empty string

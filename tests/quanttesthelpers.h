@@ -1,12 +1,15 @@
 #pragma once
-// Small helpers shared by the tst_quant*.cpp tests (header-only; each test is its own executable).
+// Small helpers shared by the tests that quantize weights (header-only; each test is its own executable).
 
+#include "core/io/checkpoint.h"
 #include "core/io/floatconv.h"
 #include "core/quant/weightrows.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace spark::test {
@@ -50,6 +53,22 @@ inline WeightRows rowsOf(DType dtype, const std::vector<std::byte>& data, std::s
     w.cols = cols;
     w.tensor = "test.weight";
     return w;
+}
+
+/// The rows of the 2-D tensor @p name of @p checkpoint (a view into its mapping). Throws when it is missing,
+/// so that a changed fixture fails loudly instead of quantizing nothing.
+inline WeightRows rowsOf(const Checkpoint& checkpoint, const std::string& name)
+{
+    const auto* t = checkpoint.find(name);
+    if (!t) {
+        throw std::runtime_error("checkpoint lacks " + name);
+    }
+    return {t->info.dtype,
+            checkpoint.bytes(*t).data(),
+            static_cast<std::size_t>(t->info.shape[0]),
+            static_cast<std::size_t>(t->info.shape[1]),
+            0,
+            t->info.name};
 }
 
 inline std::vector<std::int32_t> words(std::initializer_list<std::uint32_t> list)

@@ -1,5 +1,7 @@
 #include "testsupport.h"
 
+#include "core/io/checkpoint.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -47,6 +49,15 @@ std::string readFile(const std::filesystem::path& path)
     std::stringstream buffer;
     buffer << in.rdbuf();
     return buffer.str();
+}
+
+std::vector<TensorInfo> infosOf(const Checkpoint& checkpoint)
+{
+    std::vector<TensorInfo> infos;
+    for (const auto& t : checkpoint.tensors()) {
+        infos.push_back(t.info);
+    }
+    return infos;
 }
 
 namespace {

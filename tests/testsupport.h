@@ -1,9 +1,15 @@
 #pragma once
 
+#include "core/io/tensorinfo.h"
+
 #include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+namespace spark {
+class Checkpoint;
+} // namespace spark
 
 namespace spark::test {
 
@@ -16,6 +22,9 @@ std::string safetensorsImage(const std::string& header, std::size_t dataBytes = 
 /// Writes @p bytes to @p path (creating parent folders).
 void writeFile(const std::filesystem::path& path, const std::string& bytes);
 std::string readFile(const std::filesystem::path& path);
+
+/// Every tensor's info in @p checkpoint's order: what makePlan and prepareSweep take.
+std::vector<TensorInfo> infosOf(const Checkpoint& checkpoint);
 
 struct CliResult
 {

@@ -26,29 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<TensorInfo> infosOf(const Checkpoint& checkpoint)
-{
-    std::vector<TensorInfo> infos;
-    for (const auto& t : checkpoint.tensors()) {
-        infos.push_back(t.info);
-    }
-    return infos;
-}
-
-WeightRows rowsOfTensor(const Checkpoint& checkpoint, const std::string& name)
-{
-    const auto* t = checkpoint.find(name);
-    if (!t) {
-        throw std::runtime_error("no tensor " + name);
-    }
-    return {t->info.dtype,
-            checkpoint.bytes(*t).data(),
-            static_cast<std::size_t>(t->info.shape[0]),
-            static_cast<std::size_t>(t->info.shape[1]),
-            0,
-            t->info.name};
-}
-
 double sumSquares(const WeightRows& rows)
 {
     double s = 0;
@@ -330,7 +307,7 @@ void TestBudgetAllocator::unitErrorsMatchPerModuleAnalysis()
     for (const auto& u : sweep.units) {
         float setAbsmax = 0;
         for (const auto& w : u.weights) {
-            setAbsmax = std::max(setAbsmax, weightAbsmax(rowsOfTensor(checkpoint, w)));
+            setAbsmax = std::max(setAbsmax, weightAbsmax(rowsOf(checkpoint, w)));
         }
         for (const auto& c : u.candidates) {
             if (!c.scheme->quantizes()) {
@@ -340,7 +317,7 @@ void TestBudgetAllocator::unitErrorsMatchPerModuleAnalysis()
             double sqErr = 0;
             double sqNorm = 0;
             for (const auto& w : u.weights) {
-                const auto rows = rowsOfTensor(checkpoint, w);
+                const auto rows = rowsOf(checkpoint, w);
                 const auto context = c.scheme->codec()->usesGlobalScale()
                                          ? c.scheme->codec()->contextForAbsmax(rows.dtype, setAbsmax)
                                          : SchemeContext{};

@@ -21,11 +21,7 @@ namespace {
 
 QuantPlan planFor(const Checkpoint& cp, PlanOptions options = {})
 {
-    std::vector<TensorInfo> infos;
-    for (const auto& t : cp.tensors()) {
-        infos.push_back(t.info);
-    }
-    return makePlan(cp.config(), infos, options);
+    return makePlan(cp.config(), test::infosOf(cp), options);
 }
 
 std::string bytesOf(const Checkpoint& cp, const std::string& name)

@@ -2,6 +2,7 @@
 // the window keeps its size through imports, legends sit outside the axis rects, an arm keeps its colour
 // whatever the baseline, an empty plot says why, and a repeat seen twice names both sources.
 #include "core/demo/demodraft.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/bench/benchplotqcp.h"
@@ -11,7 +12,6 @@
 
 #include <QApplication>
 #include <QListWidget>
-#include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -20,14 +20,10 @@
 #include <QTest>
 
 using namespace spark;
+using namespace spark::test;
 using namespace Qt::StringLiterals;
 
 namespace {
-
-QString data(const char* name)
-{
-    return QString::fromStdString(test::dataPath(std::string("bench/") + name).string());
-}
 
 const char* const kCsv = "spec_decode_repeats_long.csv";
 const char* const kBf16Json = "bf16-draft-infqps-concurrency1-Qwen3-32B-20251202-141503.json";
@@ -35,28 +31,13 @@ const char* const kBf16Json = "bf16-draft-infqps-concurrency1-Qwen3-32B-20251202
 // Every benchmark sample of tests/data that imports: the CSV, the vLLM results and a /metrics pair.
 QStringList allSamples()
 {
-    return {data(kCsv),
-            data(kBf16Json),
-            data("w4a16-draft-infqps-concurrency1-Qwen3-32B-20251202-143122.json"),
-            data("glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json"),
-            data("glm-dspark-w4a16-infqps-concurrency1-GLM-5.2-20260301-104000.json"),
-            data("metrics_before.prom"),
-            data("metrics_after.prom")};
-}
-
-bool importAndWait(BenchmarksTab& tab, const QStringList& paths)
-{
-    QSignalSpy changed(&tab, &BenchmarksTab::reportChanged);
-    tab.importFiles(paths);
-    return changed.wait(30000);
-}
-
-MainWindowOptions quiet()
-{
-    MainWindowOptions options;
-    options.persistState = false;
-    options.showErrorDialogs = false;
-    return options;
+    return {benchSample(kCsv),
+            benchSample(kBf16Json),
+            benchSample("w4a16-draft-infqps-concurrency1-Qwen3-32B-20251202-143122.json"),
+            benchSample("glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json"),
+            benchSample("glm-dspark-w4a16-infqps-concurrency1-GLM-5.2-20260301-104000.json"),
+            benchSample("metrics_before.prom"),
+            benchSample("metrics_after.prom")};
 }
 
 QCPGraph* graphNamed(QCustomPlot* plot, const QString& name)
@@ -99,7 +80,7 @@ class TestGuiBenchLayout : public QObject
         QCOMPARE(before, QSize(1200, 700));
         BenchmarksTab* tab = window.benchmarksTab();
 
-        QVERIFY(importAndWait(*tab, {data(kCsv)}));
+        QVERIFY(importAndWait(*tab, {benchSample(kCsv)}));
         QApplication::processEvents();
         QCOMPARE(window.size(), before);
         QVERIFY(importAndWait(*tab, allSamples().mid(1)));
@@ -123,7 +104,7 @@ class TestGuiBenchLayout : public QObject
 
         // A lone /metrics scrape (a long status line) and clearing do not resize it either.
         tab->clear();
-        tab->importFiles({data("metrics_before.prom")});
+        tab->importFiles({benchSample("metrics_before.prom")});
         QApplication::processEvents();
         QCOMPARE(window.size(), before);
     }
@@ -134,7 +115,7 @@ class TestGuiBenchLayout : public QObject
         tab.resize(1200, 700);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         for (const auto kind : {BenchPlotKind::DecodeSpeed, BenchPlotKind::Delta, BenchPlotKind::Acceptance,
                                 BenchPlotKind::PerPosition}) {
             QCustomPlot* plot = tab.plot(kind)->plot();
@@ -169,7 +150,7 @@ class TestGuiBenchLayout : public QObject
     void armColourFollowsTheArm()
     {
         BenchmarksTab tab;
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         auto colours = [&tab] {
             QCustomPlot* decode = tab.plot(BenchPlotKind::DecodeSpeed)->plot();
             QCPGraph* bf16 = graphNamed(decode, u"bf16_draft"_s);
@@ -208,7 +189,7 @@ class TestGuiBenchLayout : public QObject
                  qPrintable(tab.plot(BenchPlotKind::DecodeSpeed)->emptyText()));
 
         // A /metrics pair has acceptance but no decode speed, and one arm.
-        QVERIFY(importAndWait(tab, {data("metrics_before.prom"), data("metrics_after.prom")}));
+        QVERIFY(importAndWait(tab, {benchSample("metrics_before.prom"), benchSample("metrics_after.prom")}));
         const QString decode = tab.plot(BenchPlotKind::DecodeSpeed)->emptyText();
         QVERIFY2(decode.contains(u"No decode speed"_s), qPrintable(decode));
         QCOMPARE(tab.plot(BenchPlotKind::DecodeSpeed)->dataPlottableCount(), 0);
@@ -237,7 +218,7 @@ class TestGuiBenchLayout : public QObject
         QCOMPARE(tab.plot(BenchPlotKind::DecodeSpeed)->emptyText(), QString());
         // With data again the note goes.
         tab.clear();
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         QCOMPARE(tab.plot(BenchPlotKind::Delta)->emptyText(), QString());
         QVERIFY(!BenchPlot::emptyNote(*tab.plot(BenchPlotKind::Delta)->plot()));
     }
@@ -245,7 +226,7 @@ class TestGuiBenchLayout : public QObject
     void duplicateRepeatNamesBothSources()
     {
         BenchmarksTab tab;
-        QVERIFY(importAndWait(tab, {data(kCsv), data(kBf16Json)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv), benchSample(kBf16Json)}));
         QString found;
         for (int i = 0; i < tab.warningsList()->count(); ++i) {
             const QString text = tab.warningsList()->item(i)->text();

@@ -1,5 +1,6 @@
 // The Benchmarks tab: import through the drop path, the statistics table, the baseline switch, warnings and
 // the acceptance-collapse banner, plots with data, plot export (PNG/SVG/PDF) and Copy as Markdown.
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/bench/benchplotqcp.h"
@@ -27,13 +28,9 @@
 #include <cmath>
 
 using namespace spark;
+using namespace spark::test;
 
 namespace {
-
-QString data(const char* name)
-{
-    return QString::fromStdString(test::dataPath(std::string("bench/") + name).string());
-}
 
 const char* const kCsv = "spec_decode_repeats_long.csv";
 const char* const kBf16Json = "bf16-draft-infqps-concurrency1-Qwen3-32B-20251202-141503.json";
@@ -60,14 +57,6 @@ double number(const BenchTableModel& model, int row, int column)
 QString text(const BenchTableModel& model, int row, int column)
 {
     return model.index(row, column).data().toString();
-}
-
-// Imports through the same slot as drag and drop and the dialog, waiting for the report.
-bool importAndWait(BenchmarksTab& tab, const QStringList& paths)
-{
-    QSignalSpy changed(&tab, &BenchmarksTab::reportChanged);
-    tab.importFiles(paths);
-    return changed.wait(30000);
 }
 
 QByteArray head(const QString& path, int bytes)
@@ -101,7 +90,7 @@ class TestGuiBenchTab : public QObject
         QAbstractItemModelTester proxyTester(tab.proxyModel(),
                                              QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(!tab.currentReport());
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         const auto& model = *tab.tableModel();
         QCOMPARE(model.rowCount(), 6);
         QCOMPARE(model.columnCount(), int(BenchTableModel::ColumnCount));
@@ -154,7 +143,7 @@ class TestGuiBenchTab : public QObject
         BenchmarksTab tab;
         QAbstractItemModelTester tester(tab.tableModel(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         QSignalSpy changed(&tab, &BenchmarksTab::reportChanged);
         tab.setBaselineArm(QStringLiteral("w4a16_draft"));
         QCOMPARE(changed.size(), 1);
@@ -169,7 +158,7 @@ class TestGuiBenchTab : public QObject
     {
         BenchmarksTab tab;
         tab.resize(1200, 900);
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         for (const auto kind : {BenchPlotKind::DecodeSpeed, BenchPlotKind::Delta, BenchPlotKind::Acceptance,
                                 BenchPlotKind::PerPosition}) {
             auto* plot = tab.plot(kind);
@@ -202,7 +191,7 @@ class TestGuiBenchTab : public QObject
     void paletteChangeRecolours()
     {
         BenchmarksTab tab;
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         auto* plot = tab.plot(BenchPlotKind::DecodeSpeed)->plot();
         QPalette dark = tab.palette();
         dark.setColor(QPalette::Window, QColor(30, 30, 30));
@@ -222,7 +211,7 @@ class TestGuiBenchTab : public QObject
     void copyMarkdown()
     {
         BenchmarksTab tab;
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         QApplication::clipboard()->clear();
         tab.copyMarkdown();
         const QString markdown = QApplication::clipboard()->text();
@@ -240,9 +229,9 @@ class TestGuiBenchTab : public QObject
         QAbstractItemModelTester tester(tab.tableModel(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QMimeData mime;
-        mime.setUrls({QUrl::fromLocalFile(data(kBf16Json)), QUrl::fromLocalFile(data(kW4Json)),
-                      QUrl::fromLocalFile(data("metrics_before.prom")),
-                      QUrl::fromLocalFile(data("metrics_after.prom"))});
+        mime.setUrls({QUrl::fromLocalFile(benchSample(kBf16Json)), QUrl::fromLocalFile(benchSample(kW4Json)),
+                      QUrl::fromLocalFile(benchSample("metrics_before.prom")),
+                      QUrl::fromLocalFile(benchSample("metrics_after.prom"))});
         const QPoint at(10, 10);
         QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&tab, &enter);
@@ -281,7 +270,7 @@ class TestGuiBenchTab : public QObject
 
         // Dropping the same files again does not count their repeats twice.
         const int rows = tab.tableModel()->rowCount();
-        tab.importFiles({data(kBf16Json)});
+        tab.importFiles({benchSample(kBf16Json)});
         QCOMPARE(tab.importedFiles().size(), 4);
         QCOMPARE(tab.tableModel()->rowCount(), rows);
     }
@@ -295,7 +284,7 @@ class TestGuiBenchTab : public QObject
         tags.promptLen = 1024;
         tab.setImportTags(tags);
         QCOMPARE(tab.importTags().arm.value_or(""), std::string("w4a16_draft"));
-        QVERIFY(importAndWait(tab, {data("metrics_before.prom"), data("metrics_after.prom")}));
+        QVERIFY(importAndWait(tab, {benchSample("metrics_before.prom"), benchSample("metrics_after.prom")}));
         QVERIFY2(tab.importError().isEmpty(), qPrintable(tab.importError()));
         auto report = tab.currentReport();
         QVERIFY(report);
@@ -311,13 +300,13 @@ class TestGuiBenchTab : public QObject
         tags.override = false;
         tags.promptLen.reset();
         tab.setImportTags(tags);
-        QVERIFY(importAndWait(tab, {data(kBf16Json)}));
+        QVERIFY(importAndWait(tab, {benchSample(kBf16Json)}));
         QCOMPARE(tab.currentReport()->arms, std::vector<std::string>{"bf16_draft"});
         tab.clear();
         tags.override = true;
         tab.setImportTags(tags);
         QVERIFY(tab.importTags().override);
-        QVERIFY(importAndWait(tab, {data(kBf16Json)}));
+        QVERIFY(importAndWait(tab, {benchSample(kBf16Json)}));
         QCOMPARE(tab.currentReport()->arms, std::vector<std::string>{"w4a16_draft"});
     }
 
@@ -326,13 +315,13 @@ class TestGuiBenchTab : public QObject
         // Dropping "before" then "after" separately pairs them in that order.
         BenchmarksTab tab;
         QSignalSpy changed(&tab, &BenchmarksTab::reportChanged);
-        tab.importFiles({data("metrics_before.prom")});
-        QCOMPARE(tab.pendingScrape(), data("metrics_before.prom"));
+        tab.importFiles({benchSample("metrics_before.prom")});
+        QCOMPARE(tab.pendingScrape(), benchSample("metrics_before.prom"));
         QVERIFY(!tab.isImporting());
         QTest::qWait(50); // no import was started, so nothing arrives
         QVERIFY(changed.isEmpty());
         QVERIFY(!tab.currentReport());
-        QVERIFY(importAndWait(tab, {data("metrics_after.prom")}));
+        QVERIFY(importAndWait(tab, {benchSample("metrics_after.prom")}));
         QVERIFY2(tab.importError().isEmpty(), qPrintable(tab.importError()));
         QVERIFY(tab.pendingScrape().isEmpty());
         QVERIFY(tab.currentReport());
@@ -371,7 +360,7 @@ class TestGuiBenchTab : public QObject
         // The whole tab renders with data in both palettes (SPARK_TEST_SNAPSHOTS=DIR keeps the images).
         BenchmarksTab tab;
         tab.resize(1400, 1000);
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
         QPalette dark = tab.palette();
@@ -410,7 +399,7 @@ class TestGuiBenchTab : public QObject
                                            "bf16_draft,512,1,47.1\n"
                                            "bf16_draft,512,2,not-a-number\n");
         BenchmarksTab tab;
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         QSignalSpy failed(&tab, &BenchmarksTab::importFailed);
         tab.importFiles({bad});
         QVERIFY(failed.wait(30000));

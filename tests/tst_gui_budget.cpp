@@ -3,6 +3,7 @@
 // verified through the GUI's export runner.
 #include "core/demo/demodraft.h"
 #include "core/plan/planfile.h"
+#include "guitesthelpers.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/document/document.h"
 #include "views/export/exportrunner.h"
@@ -25,6 +26,7 @@
 #include <filesystem>
 
 using namespace spark;
+using namespace spark::test;
 
 class TestGuiBudget : public QObject
 {
@@ -32,14 +34,6 @@ class TestGuiBudget : public QObject
 
     QTemporaryDir m_dir;
     QString m_draft;
-
-    static MainWindowOptions quiet()
-    {
-        MainWindowOptions options;
-        options.persistState = false;
-        options.showErrorDialogs = false;
-        return options;
-    }
 
     /// Every unit's modules carry the scheme the allocation at frontier point @p index gave them.
     static bool planMatches(const MainWindow& window, const BudgetPanel& panel, int index)
@@ -73,9 +67,7 @@ class TestGuiBudget : public QObject
     {
         MainWindow window(quiet());
         QVERIFY(window.tabIds().contains(QStringLiteral("budget")));
-        QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-        window.open(m_draft);
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(openAndWait(window, m_draft));
         BudgetPanel* panel = window.budgetPanel();
         QVERIFY(!panel->budgetSlider()->isEnabled());
 
@@ -192,9 +184,7 @@ class TestGuiBudget : public QObject
     void cancelAndReopen()
     {
         MainWindow window(quiet());
-        QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-        window.open(m_draft);
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(openAndWait(window, m_draft));
         BudgetPanel* panel = window.budgetPanel();
         QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
         panel->startSweep();

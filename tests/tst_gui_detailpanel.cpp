@@ -3,6 +3,7 @@
 // wheel over a histogram scrolling the panel.
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
+#include "guitesthelpers.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/plan/plancontroller.h"
@@ -27,31 +28,10 @@
 #include <QWheelEvent>
 
 using namespace spark;
+using namespace spark::test;
 using namespace Qt::StringLiterals;
 
 namespace {
-
-MainWindowOptions quiet()
-{
-    MainWindowOptions options;
-    options.persistState = false;
-    options.showErrorDialogs = false;
-    return options;
-}
-
-bool openAndWait(MainWindow& window, const QString& path)
-{
-    QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-    window.open(path);
-    return loaded.wait(30000);
-}
-
-bool analyzeAndWait(MainWindow& window)
-{
-    QSignalSpy finished(window.analysisPanel(), &AnalysisPanel::finished);
-    window.analysisPanel()->analyze();
-    return finished.wait(120000) && !finished.front().front().toBool();
-}
 
 QScrollArea* scrollAreaOf(QWidget* widget)
 {

@@ -5,6 +5,7 @@
 #include "core/demo/demodraft.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/export/exportdialog.h"
 #include "views/window/mainwindow.h"
@@ -28,18 +29,15 @@
 #include <thread>
 
 using namespace spark;
+using namespace spark::test;
 
 namespace {
 
 QuantPlan planFor(const Checkpoint& checkpoint, const std::string& preset)
 {
-    std::vector<TensorInfo> infos;
-    for (const auto& tensor : checkpoint.tensors()) {
-        infos.push_back(tensor.info);
-    }
     PlanOptions options;
     options.preset = preset;
-    return makePlan(checkpoint.config(), infos, options);
+    return makePlan(checkpoint.config(), infosOf(checkpoint), options);
 }
 
 BenchReport csvReport()
@@ -161,14 +159,10 @@ class TestGuiExport : public QObject
         QVERIFY(!dialog.isRunning());
 
         // A plan with an invalid regex cannot be exported at all.
-        std::vector<TensorInfo> infos;
-        for (const auto& tensor : m_checkpoint->tensors()) {
-            infos.push_back(tensor.info);
-        }
         PlanOptions options;
         options.preset = "laguna-dflash";
         options.ignore = {"re:([unclosed"};
-        const auto broken = makePlan(m_checkpoint->config(), infos, options);
+        const auto broken = makePlan(m_checkpoint->config(), infosOf(*m_checkpoint), options);
         QVERIFY(!broken.errors.empty());
         ExportDialog blocked(m_checkpoint, broken);
         QVERIFY(!blocked.exportButton()->isEnabled());
@@ -216,18 +210,13 @@ class TestGuiExport : public QObject
 
     void mainWindowExportAction()
     {
-        MainWindowOptions options;
-        options.persistState = false;
-        options.showErrorDialogs = false;
-        MainWindow window(options);
+        MainWindow window(quiet());
         QVERIFY(window.tabIds().contains(QStringLiteral("benchmarks")));
         QVERIFY(window.benchmarksTab());
         QVERIFY(window.exportAction());
         QCOMPARE(window.exportAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
         QVERIFY(!window.exportAction()->isEnabled()); // nothing open, no plan
-        QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-        window.open(m_source);
-        QVERIFY(loaded.wait(60000));
+        QVERIFY(openAndWait(window, m_source, 60000));
         QTRY_VERIFY_WITH_TIMEOUT(window.currentPlan() != nullptr, 60000);
         QTRY_VERIFY(window.exportAction()->isEnabled());
         window.show();

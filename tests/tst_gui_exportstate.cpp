@@ -41,13 +41,9 @@ class TestGuiExportState : public QObject
         m_source = m_dir.filePath(QStringLiteral("laguna"));
         writeDemoDraft(describeDemoDraft("laguna-dflash", DemoScale::Tiny), m_source.toStdString(), {});
         m_checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(m_source.toStdString()));
-        std::vector<TensorInfo> infos;
-        for (const auto& tensor : m_checkpoint->tensors()) {
-            infos.push_back(tensor.info);
-        }
         PlanOptions options;
         options.preset = "laguna-dflash";
-        m_plan = makePlan(m_checkpoint->config(), infos, options);
+        m_plan = makePlan(m_checkpoint->config(), test::infosOf(*m_checkpoint), options);
         QVERIFY(m_plan.errors.empty());
     }
 

@@ -4,6 +4,7 @@
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/quantbackend.h"
+#include "guitesthelpers.h"
 #include "views/analysis/analysisjob.h"
 #include "views/analysis/analysispanel.h"
 #include "views/document/document.h"
@@ -37,6 +38,7 @@
 #include <QUndoStack>
 
 using namespace spark;
+using namespace spark::test;
 
 namespace {
 
@@ -58,21 +60,6 @@ class TestGuiFlow : public QObject
   private:
     QTemporaryDir m_dir;
     QString m_draft;
-
-    static MainWindowOptions quiet()
-    {
-        MainWindowOptions options;
-        options.persistState = false;
-        options.showErrorDialogs = false;
-        return options;
-    }
-
-    static bool openAndWait(MainWindow& window, const QString& path)
-    {
-        QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-        window.open(path);
-        return loaded.wait(30000);
-    }
 
     static QAction* action(MainWindow& window, const char* name)
     {

@@ -1,6 +1,7 @@
 // The main window: opening through the menu's code path, errors, stale opens, drag and drop, recent
 // files, the Tensors tab, and `--screenshot` rendering.
 #include "core/demo/demodraft.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/document/document.h"
 #include "views/document/documentsnapshot.h"
@@ -31,17 +32,7 @@
 #include <QUrl>
 
 using namespace spark;
-
-namespace {
-
-MainWindowOptions quietOptions()
-{
-    MainWindowOptions options;
-    options.persistState = false;
-    return options;
-}
-
-} // namespace
+using namespace spark::test;
 
 class TestGuiMainWindow : public QObject
 {
@@ -54,14 +45,6 @@ class TestGuiMainWindow : public QObject
     DemoDraft m_description;
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
-
-    // Opens @p target through the same slot the menu uses and waits for the outcome.
-    static bool openAndWait(MainWindow& window, const QString& target)
-    {
-        QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-        window.open(target);
-        return loaded.wait(30000);
-    }
 
   private Q_SLOTS:
     void initTestCase()
@@ -84,7 +67,7 @@ class TestGuiMainWindow : public QObject
 
     void opensAndShowsAllTensors()
     {
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QSignalSpy failed(&window, &MainWindow::openFailed);
         QVERIFY(openAndWait(window, m_draft));
         QCOMPARE(failed.size(), 0);
@@ -115,7 +98,7 @@ class TestGuiMainWindow : public QObject
 
     void selectShowsDetails()
     {
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QVERIFY(openAndWait(window, m_draft));
         TensorsView* view = window.tensorsView();
         QSignalSpy current(view, &TensorsView::currentTensorChanged);
@@ -143,7 +126,7 @@ class TestGuiMainWindow : public QObject
 
     void invalidRegexShownInline()
     {
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QVERIFY(openAndWait(window, m_draft));
         TensorsView* view = window.tensorsView();
         QVERIFY(view->setFilter(QStringLiteral("^lm_head"), true));
@@ -196,7 +179,7 @@ class TestGuiMainWindow : public QObject
     // The later of two opens wins, whichever finishes first.
     void staleOpenIsDropped()
     {
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QSignalSpy failed(&window, &MainWindow::openFailed);
         QSignalSpy loaded(&window, &MainWindow::documentLoaded);
         window.open(path(QStringLiteral("bad/garbage.safetensors")));
@@ -224,7 +207,7 @@ class TestGuiMainWindow : public QObject
     {
         QFETCH(QString, target);
         QFETCH(bool, accepted);
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QMimeData mime;
@@ -248,7 +231,7 @@ class TestGuiMainWindow : public QObject
 
     void findShortcutFocusesFilter()
     {
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         window.show();
         QVERIFY(QTest::qWaitForWindowActive(&window));
         QVERIFY(openAndWait(window, m_draft));
@@ -297,7 +280,7 @@ class TestGuiMainWindow : public QObject
 
     void analysisReachesTheView()
     {
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QVERIFY(openAndWait(window, m_draft));
         window.tensorsView()->setGrouped(false);
         const QString name = QStringLiteral("fc.weight");

@@ -4,6 +4,7 @@
 #include "core/demo/demodraft.h"
 #include "core/plan/planfile.h"
 #include "core/plan/quantplan.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/document/document.h"
 #include "views/plan/plancontroller.h"
@@ -25,6 +26,7 @@
 #include <set>
 
 using namespace spark;
+using namespace spark::test;
 
 class TestGuiPlanFile : public QObject
 {
@@ -36,21 +38,6 @@ class TestGuiPlanFile : public QObject
     QString m_qwen;
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
-
-    static MainWindowOptions quiet()
-    {
-        MainWindowOptions options;
-        options.persistState = false;
-        options.showErrorDialogs = false;
-        return options;
-    }
-
-    static bool openAndWait(MainWindow& window, const QString& target)
-    {
-        QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-        window.open(target);
-        return loaded.wait(30000);
-    }
 
     // A user edit: one more ignore entry (an undoable step).
     static void editPlan(MainWindow& window, const QString& entry = QStringLiteral("re:.*markov.*"))
@@ -245,9 +232,7 @@ class TestGuiPlanFile : public QObject
     // Without a hook the window asks with a real Save/Discard/Cancel message box.
     void promptIsAMessageBox()
     {
-        MainWindowOptions options;
-        options.persistState = false;
-        MainWindow window(options);
+        MainWindow window(noSavedState());
         QVERIFY(openAndWait(window, m_glm));
         editPlan(window);
         QStringList buttons;
@@ -342,9 +327,7 @@ class TestGuiPlanFile : public QObject
         QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("field 'targets'")));
 
         // With dialogs on, a message box says it too.
-        MainWindowOptions loud;
-        loud.persistState = false;
-        MainWindow shown(loud);
+        MainWindow shown(noSavedState());
         QVERIFY(openAndWait(shown, m_glm));
         QVERIFY(!shown.openPlan(file));
         auto* box = shown.findChild<QMessageBox*>(QStringLiteral("planFileErrorDialog"));

@@ -3,6 +3,7 @@
 // histogram of a quantized module's dequantized weights in the detail panel.
 #include "audittesthelpers.h"
 #include "core/audit/checker.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/document/document.h"
 #include "views/document/documentsnapshot.h"
@@ -27,20 +28,6 @@ using namespace spark;
 using namespace spark::test;
 
 namespace {
-
-MainWindowOptions quietOptions()
-{
-    MainWindowOptions options;
-    options.persistState = false;
-    return options;
-}
-
-bool openAndWait(MainWindow& window, const std::filesystem::path& target)
-{
-    QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-    window.open(QString::fromStdString(target.string()));
-    return loaded.wait(30000);
-}
 
 /// Rule ids of the lint panel's rows, and whether any is an error.
 QStringList ruleIds(const LintModel& lint)
@@ -84,7 +71,7 @@ class TestGuiQuantizedCheckpoint : public QObject
 
     void bf16DraftKeepsThePlanLint()
     {
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QVERIFY(openAndWait(window, demoSource(m_root, "glm-dspark")));
         const auto snapshot = window.document()->snapshot();
         QVERIFY(snapshot && !snapshot->isQuantized());
@@ -104,7 +91,7 @@ class TestGuiQuantizedCheckpoint : public QObject
         const auto expected = checkCheckpoint(Checkpoint::open(out));
         QVERIFY2(expected.ok(), expected.summary().c_str());
 
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QVERIFY(openAndWait(window, out));
         const auto snapshot = window.document()->snapshot();
         QVERIFY(snapshot && snapshot->isQuantized());
@@ -186,7 +173,7 @@ class TestGuiQuantizedCheckpoint : public QObject
         const auto broken = m_root / "qwen-broken";
         e.write(broken);
 
-        MainWindow window(quietOptions());
+        MainWindow window(noSavedState());
         QVERIFY(openAndWait(window, broken));
         LintModel* lint = window.planTab()->lintModel();
         QVERIFY(lint->showsCheckFindings());

@@ -8,6 +8,7 @@
 #include "core/demo/demodraft.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/bench/benchplotqcp.h"
@@ -23,24 +24,13 @@
 #include <QTest>
 
 using namespace spark;
+using namespace spark::test;
 
 namespace {
-
-QString data(const char* name)
-{
-    return QString::fromStdString(test::dataPath(std::string("bench/") + name).string());
-}
 
 const char* const kCsv = "spec_decode_repeats_long.csv";
 const char* const kGlmBf16 = "glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json";
 const char* const kGlmW4 = "glm-dspark-w4a16-infqps-concurrency1-GLM-5.2-20260301-104000.json";
-
-bool importAndWait(BenchmarksTab& tab, const QStringList& paths)
-{
-    QSignalSpy changed(&tab, &BenchmarksTab::reportChanged);
-    tab.importFiles(paths);
-    return changed.wait(30000);
-}
 
 // The table's text in the row of (arm, prompt length).
 QString cellText(const SpeedModelPanel& panel, const QString& arm, long long len, int column)
@@ -87,7 +77,7 @@ class TestGuiSpeedModel : public QObject
         BenchmarksTab tab;
         auto* panel = tab.speedModelPanel();
         QVERIFY(panel);
-        QVERIFY(importAndWait(tab, {data(kCsv)}));
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
         // No drafter time yet: no model, the panel asks for one.
         QVERIFY(!panel->model());
         QCOMPARE(panel->table()->rowCount(), 0);
@@ -134,7 +124,7 @@ class TestGuiSpeedModel : public QObject
     {
         BenchmarksTab tab;
         auto* panel = tab.speedModelPanel();
-        QVERIFY(importAndWait(tab, {data(kGlmBf16), data(kGlmW4)}));
+        QVERIFY(importAndWait(tab, {benchSample(kGlmBf16), benchSample(kGlmW4)}));
         panel->kindInput()->setCurrentIndex(2); // DSpark: block
         panel->savingMsInput()->setValue(7.9);
         panel->drafterMsInput()->setValue(15.88);
@@ -172,7 +162,7 @@ class TestGuiSpeedModel : public QObject
     {
         BenchmarksTab tab;
         auto* panel = tab.speedModelPanel();
-        QVERIFY(importAndWait(tab, {data(kGlmBf16)}));
+        QVERIFY(importAndWait(tab, {benchSample(kGlmBf16)}));
         panel->drafterMsInput()->setValue(500); // longer than the 100.6 ms cycle
         QVERIFY(!panel->model());
         QVERIFY2(panel->errorText().contains(QStringLiteral("arm 'bf16_draft' at prompt length 2048")),
@@ -187,7 +177,7 @@ class TestGuiSpeedModel : public QObject
     {
         BenchmarksTab tab;
         auto* panel = tab.speedModelPanel();
-        QVERIFY(importAndWait(tab, {data(kGlmBf16)}));
+        QVERIFY(importAndWait(tab, {benchSample(kGlmBf16)}));
         panel->drafterMsInput()->setValue(15.88);
         QCOMPARE(panel->kindInput()->currentIndex(), 0);    // from the open draft
         QCOMPARE(panel->model()->kind, DrafterKind::Chain); // none open: assumed
@@ -205,11 +195,8 @@ class TestGuiSpeedModel : public QObject
         const auto folder = std::filesystem::path(m_dir.path().toStdString()) / "glm-dspark";
         writeDemoDraft(describeDemoDraft("glm-dspark", DemoScale::Tiny), folder, {});
         const auto checkpoint = Checkpoint::open(folder);
-        std::vector<TensorInfo> infos;
-        for (const auto& t : checkpoint.tensors()) {
-            infos.push_back(t.info);
-        }
-        auto plan = std::make_shared<const QuantPlan>(makePlan(checkpoint.config(), infos, PlanOptions{}));
+        auto plan = std::make_shared<const QuantPlan>(
+            makePlan(checkpoint.config(), infosOf(checkpoint), PlanOptions{}));
         QVERIFY(plan->errors.empty());
         QVERIFY(plan->sizes.streamedAfter < plan->sizes.streamedBefore);
         const auto imported = importBenchFiles({test::dataPath(std::string("bench/") + kGlmBf16),

@@ -4,6 +4,7 @@
 // fused set's combined error).
 #include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/analysis/analysispanel.h"
 #include "views/document/checkpointloader.h"
@@ -33,6 +34,7 @@
 #include <cmath>
 
 using namespace spark;
+using namespace spark::test;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -86,28 +88,6 @@ QStringList topLevel(const QAbstractItemModel& model)
         out.append(model.index(row, 0).data(TensorColumns::NodeNameRole).toString());
     }
     return out;
-}
-
-bool openAndWait(MainWindow& window, const QString& path)
-{
-    QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-    window.open(path);
-    return loaded.wait(30000);
-}
-
-bool analyzeAndWait(MainWindow& window)
-{
-    QSignalSpy finished(window.analysisPanel(), &AnalysisPanel::finished);
-    window.analysisPanel()->analyze();
-    return finished.wait(120000) && !finished.front().front().toBool();
-}
-
-MainWindowOptions quiet()
-{
-    MainWindowOptions options;
-    options.persistState = false;
-    options.showErrorDialogs = false;
-    return options;
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // `--screenshot --theme`, and in the light and the dark theme a readable placeholder, preset plan entries
 // and unchecked check boxes, measured on rendered pixels (WCAG contrast ratio against the background).
 #include "core/demo/demodraft.h"
+#include "guitesthelpers.h"
 #include "views/plan/planentryeditor.h"
 #include "views/plan/planentrylistmodel.h"
 #include "views/plan/plantab.h"
@@ -20,7 +21,6 @@
 #include <QLineEdit>
 #include <QProxyStyle>
 #include <QSettings>
-#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStyle>
 #include <QStyleOptionButton>
@@ -30,24 +30,10 @@
 #include <QTreeView>
 
 using namespace spark;
+using namespace spark::test;
 using namespace Qt::StringLiterals;
 
 namespace {
-
-MainWindowOptions quiet()
-{
-    MainWindowOptions options;
-    options.persistState = false;
-    options.showErrorDialogs = false;
-    return options;
-}
-
-bool openAndWait(MainWindow& window, const QString& path)
-{
-    QSignalSpy loaded(&window, &MainWindow::documentLoaded);
-    window.open(path);
-    return loaded.wait(30000);
-}
 
 // The colour most pixels of @p image have: its background.
 QColor dominantColor(const QImage& image)

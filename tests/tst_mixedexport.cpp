@@ -19,15 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<TensorInfo> infosOf(const Checkpoint& checkpoint)
-{
-    std::vector<TensorInfo> infos;
-    for (const auto& t : checkpoint.tensors()) {
-        infos.push_back(t.info);
-    }
-    return infos;
-}
-
 QuantPlan planOf(const Checkpoint& checkpoint, const std::string& preset, std::vector<std::string> rules,
                  std::optional<int> targetLayers = std::nullopt)
 {

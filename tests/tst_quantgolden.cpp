@@ -4,34 +4,18 @@
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/rtn.h"
+#include "goldentesthelpers.h"
 #include "quanttesthelpers.h"
 #include "testsupport.h"
 
 #include <QTest>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 using namespace spark;
 using namespace spark::test;
 
 namespace {
-
-nlohmann::json expectedJson()
-{
-    std::ifstream in(dataPath("golden/expected.json"));
-    return nlohmann::json::parse(in);
-}
-
-std::vector<std::byte> bytesOf(const SafetensorsFile& file, const std::string& name)
-{
-    const auto* info = file.find(name);
-    if (!info) {
-        return {};
-    }
-    const auto span = file.bytes(*info);
-    return {span.begin(), span.end()};
-}
 
 void compareRelative(double actual, double expected)
 {
@@ -60,7 +44,7 @@ class TestQuantGolden : public QObject
 
 void TestQuantGolden::initTestCase()
 {
-    m_expected = expectedJson();
+    m_expected = expectedJson("golden");
     m_fixture = Checkpoint::open(dataPath("golden/fixture"));
     m_golden = SafetensorsFile::open(dataPath("golden/expected.safetensors"));
     QCOMPARE(m_expected["modules"].size(), std::size_t{14});

@@ -9,48 +9,19 @@
 #include "core/quant/rtnscalar.h"
 #include "core/quant/schemecodec.h"
 #include "core/quant/weightscheme.h"
+#include "goldentesthelpers.h"
+#include "quanttesthelpers.h"
 #include "testsupport.h"
 
 #include <QTest>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <qfloat16.h>
 
 using namespace spark;
 using namespace spark::test;
 
 namespace {
-
-nlohmann::json expectedJson()
-{
-    std::ifstream in(dataPath("golden-schemes/expected.json"));
-    return nlohmann::json::parse(in);
-}
-
-std::vector<std::byte> bytesOf(const SafetensorsFile& file, const std::string& name)
-{
-    const auto* info = file.find(name);
-    if (!info) {
-        return {};
-    }
-    const auto span = file.bytes(*info);
-    return {span.begin(), span.end()};
-}
-
-WeightRows rowsOf(const Checkpoint& checkpoint, const std::string& tensor)
-{
-    const auto* t = checkpoint.find(tensor);
-    if (!t) {
-        throw std::runtime_error("fixture lacks " + tensor);
-    }
-    return {t->info.dtype,
-            checkpoint.bytes(*t).data(),
-            static_cast<std::size_t>(t->info.shape[0]),
-            static_cast<std::size_t>(t->info.shape[1]),
-            0,
-            t->info.name};
-}
 
 std::vector<std::uint16_t> bf16s(std::initializer_list<float> values, std::size_t size)
 {
@@ -109,7 +80,7 @@ class TestSchemeGolden : public QObject
 
 void TestSchemeGolden::initTestCase()
 {
-    m_expected = expectedJson();
+    m_expected = expectedJson("golden-schemes");
     m_fixture = Checkpoint::open(dataPath("golden-schemes/fixture"));
     QCOMPARE(m_expected["schemes"].size(), std::size_t{9});
 }

@@ -8,26 +8,12 @@ namespace {
 
 constexpr float kFp8Max = 448.0f;
 
-class Fp8Codec final : public SchemeCodec
+class Fp8Codec final : public CpuEncodedCodec
 {
   public:
     std::vector<EncodedTensor> tensors(std::uint64_t out, std::uint64_t in, DType dtype) const override
     {
         return {{"weight", DType::F8_E4M3, {out, in}, 1}, {"weight_scale", dtype, {out, 1}, 1}};
-    }
-
-    void encode(const WeightRows& rows, const SchemeContext& /*context*/,
-                std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
-                unsigned threads) const override
-    {
-        run(rows, parts, threads, true);
-    }
-
-    void encodeTensor(const WeightRows& rows, const SchemeContext& /*context*/, std::size_t index,
-                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
-                      unsigned threads) const override
-    {
-        run(rows, parts, threads, index == 0);
     }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
@@ -65,15 +51,15 @@ class Fp8Codec final : public SchemeCodec
     std::size_t groupsPerRow(std::size_t /*cols*/) const override { return 1; }
 
   private:
-    /// The row scales always, the codes when @p values (weight_scale alone needs only the absmax).
-    void run(const WeightRows& rows, std::vector<std::vector<std::byte>>& parts, unsigned threads,
-             bool values) const
+    /// The row scales always (weight_scale alone needs only the absmax).
+    void encodeRows(const WeightRows& rows, const SchemeContext& /*context*/,
+                    std::vector<std::vector<std::byte>>& parts, unsigned threads, bool codes) const override
     {
         codec::validateRows(rows, -1);
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
-        auto* codes = reinterpret_cast<std::uint8_t*>(parts[0].data());
+        auto* codeBytes = reinterpret_cast<std::uint8_t*>(parts[0].data());
         rowblocks::run(rows, 1, threads, [&](const WeightRows& part, std::size_t begin) {
-            return kernels::encodeFp8Rows(part, values ? codes + begin * rows.cols : nullptr,
+            return kernels::encodeFp8Rows(part, codes ? codeBytes + begin * rows.cols : nullptr,
                                           parts[1].data() + begin * scaleBytes(rows.dtype));
         });
     }

@@ -13,7 +13,7 @@ constexpr int kQMin = -8;
 constexpr int kQMax = 7;
 constexpr std::size_t kRowsPerZeroWord = 8; // 4-bit zero points, 8 rows per int32 word
 
-class IntAsymmetricCodec final : public SchemeCodec
+class IntAsymmetricCodec final : public CpuEncodedCodec
 {
   public:
     explicit IntAsymmetricCodec(int groupSize) : m_group(groupSize) {}
@@ -30,20 +30,6 @@ class IntAsymmetricCodec final : public SchemeCodec
                 {"weight_shape", DType::I64, {2}, 0}};
     }
     std::size_t rowAlignment() const override { return kRowsPerZeroWord; }
-
-    void encode(const WeightRows& rows, const SchemeContext& /*context*/,
-                std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
-                unsigned threads) const override
-    {
-        run(rows, parts, threads, true);
-    }
-
-    void encodeTensor(const WeightRows& rows, const SchemeContext& /*context*/, std::size_t index,
-                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
-                      unsigned threads) const override
-    {
-        run(rows, parts, threads, index == 0);
-    }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
                 std::size_t cols, float* out) const override
@@ -94,9 +80,9 @@ class IntAsymmetricCodec final : public SchemeCodec
     }
 
   private:
-    /// Scales and zero points always, the packed codes when @p values.
-    void run(const WeightRows& rows, std::vector<std::vector<std::byte>>& parts, unsigned threads,
-             bool values) const
+    /// Scales and zero points always.
+    void encodeRows(const WeightRows& rows, const SchemeContext& /*context*/,
+                    std::vector<std::vector<std::byte>>& parts, unsigned threads, bool codes) const override
     {
         codec::validateRows(rows, m_group, kRowsPerZeroWord);
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
@@ -106,7 +92,7 @@ class IntAsymmetricCodec final : public SchemeCodec
         std::vector<std::int8_t> zeroPoints(rows.rowCount * groups);
         rowblocks::run(rows, kRowsPerZeroWord, threads, [&](const WeightRows& part, std::size_t begin) {
             return kernels::encodeAsymRows(part, static_cast<std::size_t>(m_group),
-                                           values ? packed + begin * words : nullptr,
+                                           codes ? packed + begin * words : nullptr,
                                            parts[1].data() + begin * groups * scaleBytes(rows.dtype),
                                            zeroPoints.data() + begin * groups);
         });

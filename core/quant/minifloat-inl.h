@@ -13,17 +13,31 @@
 HWY_BEFORE_NAMESPACE();
 namespace spark::HWY_NAMESPACE {
 
-/// float8_e4m3fn round-to-nearest-even of |x| <= 448 (minifloat::e4m3FromFloat, then its value): three
-/// mantissa bits by the usual carry trick for normals, a multiple of 2^-9 below 2^-6.
+/// The float bits of a magnitude (|x| <= 448) with its mantissa rounded half to even to e4m3's three bits by
+/// the carry trick: adding 0x7FFFF plus the lowest kept bit carries into bit 20 exactly when the dropped 20
+/// bits round up. The dropped bits are left as garbage for the caller to mask or shift out.
+HWY_INLINE hn::Vec<DU> E4m3NormalBits(hn::Vec<DU> magnitude)
+{
+    const DU du;
+    return hn::Add(magnitude,
+                   hn::Add(hn::Set(du, 0x7FFFFu), hn::And(hn::ShiftRight<20>(magnitude), hn::Set(du, 1u))));
+}
+
+/// A magnitude below e4m3's smallest normal 2^-6 in units of its subnormal step 2^-9, rounded half to even.
+HWY_INLINE VF E4m3SubnormalUnits(VF a)
+{
+    return hn::Round(hn::Mul(a, hn::Set(DF(), 512.0f)));
+}
+
+/// float8_e4m3fn round-to-nearest-even of |x| <= 448 (minifloat::e4m3FromFloat, then its value).
 HWY_INLINE VF E4m3Round(VF x)
 {
     const DF df;
     const DU du;
     const auto a = hn::Abs(x);
-    auto bits = hn::BitCast(du, a);
-    bits = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFFu), hn::And(hn::ShiftRight<20>(bits), hn::Set(du, 1u))));
-    const auto normal = hn::BitCast(df, hn::And(bits, hn::Set(du, 0xFFF00000u)));
-    const auto sub = hn::Mul(hn::Round(hn::Mul(a, hn::Set(df, 512.0f))), hn::Set(df, 1.0f / 512.0f));
+    const auto normal =
+        hn::BitCast(df, hn::And(E4m3NormalBits(hn::BitCast(du, a)), hn::Set(du, 0xFFF00000u)));
+    const auto sub = hn::Mul(E4m3SubnormalUnits(a), hn::Set(df, 1.0f / 512.0f));
     return hn::CopySignToAbs(hn::IfThenElse(hn::Lt(a, hn::Set(df, 0x1p-6f)), sub, normal), x);
 }
 
@@ -45,19 +59,17 @@ HWY_INLINE VF E2m1Round(VF x)
     return hn::CopySignToAbs(v, x);
 }
 
-/// minifloat::e4m3FromFloat of |x| <= 448: three mantissa bits by the carry trick for normals (the float
-/// exponent bias 127 becomes e4m3's 7), a multiple of 2^-9 below 2^-6, the sign in bit 7.
+/// minifloat::e4m3FromFloat of |x| <= 448: the rounded normal's exponent and mantissa bits with float's
+/// exponent bias 127 turned into e4m3's 7, or the subnormal step count below 2^-6; the sign in bit 7.
 HWY_INLINE VI E4m3Code(VF x)
 {
     const DF df;
     const DU du;
     const auto bits = hn::BitCast(du, x);
     const auto magnitude = hn::And(bits, hn::Set(du, 0x7FFFFFFFu));
-    const auto carry =
-        hn::Add(hn::Set(du, 0x7FFFFu), hn::And(hn::ShiftRight<20>(magnitude), hn::Set(du, 1u)));
-    const auto normal = hn::Sub(hn::ShiftRight<20>(hn::Add(magnitude, carry)), hn::Set(du, 120u << 3));
+    const auto normal = hn::Sub(hn::ShiftRight<20>(E4m3NormalBits(magnitude)), hn::Set(du, 120u << 3));
     const auto a = hn::BitCast(df, magnitude);
-    const auto sub = hn::BitCast(du, hn::ConvertTo(DI(), hn::Round(hn::Mul(a, hn::Set(df, 512.0f)))));
+    const auto sub = hn::BitCast(du, hn::ConvertTo(DI(), E4m3SubnormalUnits(a)));
     const auto isSub = hn::RebindMask(du, hn::Lt(a, hn::Set(df, 0x1p-6f)));
     const auto sign = hn::And(hn::ShiftRight<24>(bits), hn::Set(du, 0x80u));
     return hn::BitCast(DI(), hn::Or(hn::IfThenElse(isSub, sub, normal), sign));
@@ -83,9 +95,6 @@ HWY_INLINE VI E2m1Code(VF x)
     return hn::Or(index, sign);
 }
 
-/// codec::asymGroupParams for a vector of groups from their min(w, 0) and max(w, 0). A zero scale gives
-/// 0/0 = NaN for the zero point, which becomes 0 (the clamp must not see the NaN: SIMD min/max would
-/// swallow it).
 } // namespace spark::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -29,7 +29,7 @@ codec::Nvfp4GroupScale groupScale(DType dt, const float* w, float globalScale)
     return codec::nvfp4GroupScale(dt, absmax, globalScale);
 }
 
-class Nvfp4Codec final : public SchemeCodec
+class Nvfp4Codec final : public CpuEncodedCodec
 {
   public:
     std::vector<EncodedTensor> tensors(std::uint64_t out, std::uint64_t in, DType /*dtype*/) const override
@@ -56,20 +56,6 @@ class Nvfp4Codec final : public SchemeCodec
     {
         const auto bits = std::bit_cast<std::array<std::byte, 4>>(context.globalScale);
         return {bits.begin(), bits.end()};
-    }
-
-    void encode(const WeightRows& rows, const SchemeContext& context,
-                std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
-                unsigned threads) const override
-    {
-        run(rows, context, parts, threads, true);
-    }
-
-    void encodeTensor(const WeightRows& rows, const SchemeContext& context, std::size_t index,
-                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
-                      unsigned threads) const override
-    {
-        run(rows, context, parts, threads, index == 0);
     }
 
     void decode(std::span<const std::span<const std::byte>> parts, DType dtype, std::size_t rowCount,
@@ -112,9 +98,9 @@ class Nvfp4Codec final : public SchemeCodec
     std::size_t groupsPerRow(std::size_t cols) const override { return cols / kGroup; }
 
   private:
-    /// The group scale codes always, the packed nibbles when @p values.
-    void run(const WeightRows& rows, const SchemeContext& context, std::vector<std::vector<std::byte>>& parts,
-             unsigned threads, bool values) const
+    /// The group scale codes always.
+    void encodeRows(const WeightRows& rows, const SchemeContext& context,
+                    std::vector<std::vector<std::byte>>& parts, unsigned threads, bool codes) const override
     {
         codec::validateRows(rows, static_cast<int>(kGroup));
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
@@ -122,7 +108,7 @@ class Nvfp4Codec final : public SchemeCodec
         auto* scales = reinterpret_cast<std::uint8_t*>(parts[1].data());
         rowblocks::run(rows, 1, threads, [&](const WeightRows& part, std::size_t begin) {
             return kernels::encodeNvfp4Rows(part, context.globalScale,
-                                            values ? packed + begin * rows.cols / 2 : nullptr,
+                                            codes ? packed + begin * rows.cols / 2 : nullptr,
                                             scales + begin * (rows.cols / kGroup));
         });
     }

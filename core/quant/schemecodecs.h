@@ -18,6 +18,33 @@ std::unique_ptr<SchemeCodec> makeIntAsymmetricCodec(int groupSize);
 std::unique_ptr<SchemeCodec> makeFp8Codec();
 std::unique_ptr<SchemeCodec> makeNvfp4Codec();
 
+/// @brief A codec encoded on the CPU in one pass that yields every tensor: tensor 0 holds the codes, the
+/// others (scales, zero points) are what the pass computes anyway, so a pass for one of those skips the
+/// codes (the exporter writes one tensor at a time and would otherwise quantize the weight three times).
+class CpuEncodedCodec : public SchemeCodec
+{
+  public:
+    void encode(const WeightRows& rows, const SchemeContext& context,
+                std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                unsigned threads) const final
+    {
+        encodeRows(rows, context, parts, threads, true);
+    }
+
+    void encodeTensor(const WeightRows& rows, const SchemeContext& context, std::size_t index,
+                      std::vector<std::vector<std::byte>>& parts, const QuantBackend& /*backend*/,
+                      unsigned threads) const final
+    {
+        encodeRows(rows, context, parts, threads, index == 0);
+    }
+
+  protected:
+    /// @brief Fills every row-aligned part for @p rows, tensor 0 (the codes) only when @p codes.
+    virtual void encodeRows(const WeightRows& rows, const SchemeContext& context,
+                            std::vector<std::vector<std::byte>>& parts, unsigned threads,
+                            bool codes) const = 0;
+};
+
 namespace codec {
 
 /// @brief Throws QuantError unless @p rows holds BF16/F16/F32 values whose columns divide by @p group

@@ -45,10 +45,11 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_flat(new TensorTableModel(this)),
       m_tree(new TensorTreeModel(this)), m_proxy(new TensorFilterProxyModel(this))
 {
-    connect(m_flat, &TensorTableModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
-    connect(m_tree, &TensorTreeModel::decisionToggleRequested, this, &TensorsView::decisionToggleRequested);
-    connect(m_flat, &TensorTableModel::schemeChangeRequested, this, &TensorsView::schemeChangeRequested);
-    connect(m_tree, &TensorTreeModel::schemeChangeRequested, this, &TensorsView::schemeChangeRequested);
+    for (TensorItemModel* model : models()) {
+        connect(model, &TensorItemModel::decisionToggleRequested, this,
+                &TensorsView::decisionToggleRequested);
+        connect(model, &TensorItemModel::schemeChangeRequested, this, &TensorsView::schemeChangeRequested);
+    }
     m_filter = new QLineEdit(this);
     m_filter->setObjectName(QStringLiteral("tensorFilter"));
     m_filter->setPlaceholderText(tr("Filter tensors by name (Ctrl+F)"));
@@ -142,8 +143,9 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     connect(m_grouped, &QCheckBox::toggled, this, &TensorsView::setGrouped);
     connect(m_document, &Document::snapshotChanged, this, &TensorsView::onSnapshotChanged);
     connect(m_document, &Document::analysisChanged, this, [this](const QList<int>& rows) {
-        m_flat->updateAnalysis(m_document->analysis(), rows);
-        m_tree->updateAnalysis(m_document->analysis(), rows);
+        for (TensorItemModel* model : models()) {
+            model->updateAnalysis(m_document->analysis(), rows);
+        }
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) { onCurrentChanged(current); });
@@ -153,6 +155,11 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &TensorsView::updateCount);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &TensorsView::updateCount);
     onSnapshotChanged();
+}
+
+std::array<TensorItemModel*, 2> TensorsView::models() const
+{
+    return {m_flat, m_tree};
 }
 
 bool TensorsView::isGrouped() const
@@ -173,8 +180,9 @@ QString TensorsView::filterError() const
 void TensorsView::onSnapshotChanged()
 {
     const QString previous = m_currentTensor;
-    m_flat->resetData(m_document->snapshot(), m_document->analysis());
-    m_tree->resetData(m_document->snapshot(), m_document->analysis());
+    for (TensorItemModel* model : models()) {
+        model->resetData(m_document->snapshot(), m_document->analysis());
+    }
     expandDefault();
     // Every open fits the columns to the new draft's names and sizes.
     if (m_document->snapshot()) {
@@ -265,7 +273,7 @@ void TensorsView::setGrouped(bool grouped)
         return;
     }
     const QString current = m_currentTensor;
-    m_proxy->setSourceModel(grouped ? static_cast<QAbstractItemModel*>(m_tree) : m_flat);
+    m_proxy->setSourceModel(grouped ? static_cast<TensorItemModel*>(m_tree) : m_flat);
     m_view->setRootIsDecorated(grouped);
     {
         const QSignalBlocker blocker(m_grouped);
@@ -329,7 +337,8 @@ void TensorsView::updateCount()
 
 bool TensorsView::selectTensor(const QString& name)
 {
-    const QModelIndex source = isGrouped() ? m_tree->indexOfTensor(name) : m_flat->indexOfTensor(name);
+    const QModelIndex source =
+        static_cast<const TensorItemModel*>(m_proxy->sourceModel())->indexOfTensor(name);
     if (!source.isValid()) {
         return false;
     }

@@ -3,6 +3,7 @@
 #include "views/tensors/tensorselection.h"
 
 #include <QWidget>
+#include <array>
 
 class QCheckBox;
 class QLabel;
@@ -16,6 +17,7 @@ namespace spark {
 class Document;
 class TensorDetailPanel;
 class TensorFilterProxyModel;
+class TensorItemModel;
 class TensorTableModel;
 class TensorTreeModel;
 
@@ -81,6 +83,8 @@ class TensorsView : public QWidget
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
+    /// The flat and the grouped model: both always hold the current snapshot and analysis.
+    std::array<TensorItemModel*, 2> models() const;
     void onSnapshotChanged();
     /// @p force: announce the selection even when it did not change (a new snapshot under the same name).
     void onCurrentChanged(const QModelIndex& current, bool force = false);

@@ -7,7 +7,17 @@
 
 namespace spark {
 
-TensorTableModel::TensorTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+TensorTableModel::TensorTableModel(QObject* parent) : TensorItemModel(parent) {}
+
+QModelIndex TensorTableModel::index(int row, int column, const QModelIndex& parent) const
+{
+    return hasIndex(row, column, parent) ? createIndex(row, column) : QModelIndex();
+}
+
+QModelIndex TensorTableModel::parent(const QModelIndex& /*child*/) const
+{
+    return {}; // a flat list
+}
 
 void TensorTableModel::resetData(std::shared_ptr<const DocumentSnapshot> snapshot,
                                  std::shared_ptr<const AnalysisTable> analysis)
@@ -118,7 +128,11 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
 
 Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
 {
-    return TensorColumns::decisionFlags(QAbstractTableModel::flags(index), index);
+    Qt::ItemFlags flags = TensorItemModel::flags(index);
+    if (index.isValid()) {
+        flags |= Qt::ItemNeverHasChildren; // a flat list: views need not ask
+    }
+    return TensorColumns::decisionFlags(flags, index);
 }
 
 bool TensorTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
@@ -136,7 +150,7 @@ bool TensorTableModel::setData(const QModelIndex& index, const QVariant& value, 
 QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= TensorColumns::Count) {
-        return QAbstractTableModel::headerData(section, orientation, role);
+        return TensorItemModel::headerData(section, orientation, role);
     }
     return TensorColumns::header(section, role);
 }

@@ -23,7 +23,7 @@ QString relativeName(const QString& name, const QString& prefix)
 
 } // namespace
 
-TensorTreeModel::TensorTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
+TensorTreeModel::TensorTreeModel(QObject* parent) : TensorItemModel(parent) {}
 
 void TensorTreeModel::resetData(std::shared_ptr<const DocumentSnapshot> snapshot,
                                 std::shared_ptr<const AnalysisTable> analysis)
@@ -250,7 +250,7 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const
 
 Qt::ItemFlags TensorTreeModel::flags(const QModelIndex& index) const
 {
-    return TensorColumns::decisionFlags(QAbstractItemModel::flags(index), index);
+    return TensorColumns::decisionFlags(TensorItemModel::flags(index), index);
 }
 
 bool TensorTreeModel::setData(const QModelIndex& index, const QVariant& value, int role)
@@ -366,7 +366,7 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
 QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= TensorColumns::Count) {
-        return QAbstractItemModel::headerData(section, orientation, role);
+        return TensorItemModel::headerData(section, orientation, role);
     }
     return TensorColumns::header(section, role);
 }

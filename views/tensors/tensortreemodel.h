@@ -1,10 +1,7 @@
 #pragma once
 
-#include "views/document/documentsnapshot.h"
-#include "views/tensors/tensorrowresult.h"
+#include "views/tensors/tensoritemmodel.h"
 
-#include <QAbstractItemModel>
-#include <memory>
 #include <vector>
 
 namespace spark {
@@ -14,7 +11,7 @@ namespace spark {
 /// decides about; a group shows its worst error (the largest rel. and max error below it), so that
 /// sorting by error ranks the layers too. The node table is built once per snapshot; data() only looks
 /// values up.
-class TensorTreeModel : public QAbstractItemModel
+class TensorTreeModel : public TensorItemModel
 {
     Q_OBJECT
 
@@ -22,13 +19,10 @@ class TensorTreeModel : public QAbstractItemModel
     explicit TensorTreeModel(QObject* parent = nullptr);
 
     void resetData(std::shared_ptr<const DocumentSnapshot> snapshot,
-                   std::shared_ptr<const AnalysisTable> analysis);
-    /// @brief Swaps in a newer analysis table; emits dataChanged for the analysis columns of the tensors in
-    /// @p rows and of the modules whose weight is among them.
-    void updateAnalysis(std::shared_ptr<const AnalysisTable> analysis, const QList<int>& rows);
-
-    /// @brief The index (column 0) of tensor @p name, or an invalid index.
-    QModelIndex indexOfTensor(const QString& name) const;
+                   std::shared_ptr<const AnalysisTable> analysis) override;
+    /// @brief Also announces the modules whose weight is among @p rows.
+    void updateAnalysis(std::shared_ptr<const AnalysisTable> analysis, const QList<int>& rows) override;
+    QModelIndex indexOfTensor(const QString& name) const override;
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;
@@ -37,15 +31,7 @@ class TensorTreeModel : public QAbstractItemModel
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
-    /// @brief Toggling a decision checkbox only asks (decisionToggleRequested): the plan decides, and its
-    /// new decisions come back through updateAnalysis().
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
-
-  Q_SIGNALS:
-    /// The user toggled the decision checkbox of @p module ("layers.0.mlp.down_proj").
-    void decisionToggleRequested(const QString& module);
-    /// A scheme was picked in the Decision column's chooser (a scheme name, "BF16" to keep).
-    void schemeChangeRequested(const QString& module, const QString& scheme);
 
   private:
     struct Node
