@@ -3,6 +3,7 @@
 // options that keep a test away from the user's settings, and waits for the work the GUI does in the
 // background (opening a draft, analysis, benchmark imports), so that a test checks the finished state.
 
+#include "core/demo/demodraft.h"
 #include "testsupport.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
@@ -11,10 +12,20 @@
 #include <QSignalSpy>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <filesystem>
 #include <string>
 
 namespace spark::test {
+
+/// Writes the tiny demo of architecture @p arch as folder @p name of @p dir and returns its path: the
+/// drafts the GUI tests open are made fresh, never read from the source tree.
+inline QString writeTinyDemo(const QTemporaryDir& dir, const char* arch, const QString& name)
+{
+    const QString path = dir.filePath(name);
+    writeDemoDraft(describeDemoDraft(arch, DemoScale::Tiny), path.toStdString(), {});
+    return path;
+}
 
 /// Options for a window under test: the user's settings stay untouched (no saved geometry, view state or
 /// recent files read or written), while errors still show in message boxes, as a user would see them.

@@ -181,6 +181,36 @@ class TestGuiBenchLayout : public QObject
         QCOMPARE(curve->pen().color(), w4);
     }
 
+    // A plot with nothing in its legend (nothing imported, or the Δ plot with one arm) still spans the width
+    // of its cell: an empty legend left in the layout used to squeeze the axis rect to its minimum.
+    void plotWithoutLegendKeepsItsWidth()
+    {
+        BenchmarksTab tab;
+        tab.resize(1200, 700);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        const auto wide = [&tab](BenchPlotKind kind) {
+            QCustomPlot* plot = tab.plot(kind)->plot();
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            return plot->axisRect()->outerRect().width() == plot->width();
+        };
+        QVERIFY(wide(BenchPlotKind::DecodeSpeed));
+        QVERIFY(wide(BenchPlotKind::Delta));
+        QVERIFY(importAndWait(
+            tab, {benchSample("bf16-draft-infqps-concurrency1-Qwen3-32B-20251202-141503.json")}));
+        QCOMPARE(tab.report()->arms.size(), std::size_t{1});
+        QVERIFY(!tab.plot(BenchPlotKind::Delta)->plot()->legend->visible());
+        QVERIFY(wide(BenchPlotKind::Delta));
+        QVERIFY(tab.plot(BenchPlotKind::DecodeSpeed)->plot()->legend->visible());
+        QVERIFY(wide(BenchPlotKind::DecodeSpeed));
+        // A second arm brings the Δ legend back, in its row under the plot.
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
+        QCustomPlot* delta = tab.plot(BenchPlotKind::Delta)->plot();
+        delta->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(delta->legend->visible());
+        QVERIFY(delta->legend->outerRect().top() >= delta->axisRect()->outerRect().bottom());
+    }
+
     void emptyPlotSaysWhy()
     {
         BenchmarksTab tab;

@@ -1,7 +1,6 @@
 // Issue 13 in the GUI: sweep in the background, the frontier plot, the budget slider applying plans as
 // undoable edits, the per-unit sweep table in the tensor detail panel, and the chosen plan exported and
 // verified through the GUI's export runner.
-#include "core/demo/demodraft.h"
 #include "core/plan/planfile.h"
 #include "guitesthelpers.h"
 #include "views/bench/benchplotqcp.h"
@@ -59,8 +58,7 @@ class TestGuiBudget : public QObject
     {
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
-        m_draft = m_dir.filePath(QStringLiteral("glm"));
-        writeDemoDraft(describeDemoDraft("glm-dspark", DemoScale::Tiny), m_draft.toStdString(), {});
+        m_draft = writeTinyDemo(m_dir, "glm-dspark", QStringLiteral("glm"));
     }
 
     void sliderAppliesPlansAndExportVerifies()

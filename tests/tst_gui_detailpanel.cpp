@@ -1,7 +1,6 @@
 // The Tensors tab's detail panel (issue 16, item 4): no stale "Analyzing…" after an analysis ends or a new
 // draft opens, a centred hint when nothing is selected, module and layer rows shown as such, and the mouse
 // wheel over a histogram scrolling the panel.
-#include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
 #include "guitesthelpers.h"
 #include "views/analysis/analysispanel.h"
@@ -72,8 +71,7 @@ class TestGuiDetailPanel : public QObject
         QStandardPaths::setTestModeEnabled(true);
         QLocale::setDefault(QLocale::c());
         QVERIFY(m_dir.isValid());
-        m_draft = m_dir.filePath(QStringLiteral("glm"));
-        writeDemoDraft(describeDemoDraft("glm-dspark", DemoScale::Tiny), m_draft.toStdString(), {});
+        m_draft = writeTinyDemo(m_dir, "glm-dspark", u"glm"_s);
     }
 
     void noStaleAnalyzingAfterCancel()

@@ -2,7 +2,6 @@
 // the YAML front matter, the target pairing and attached benchmarks, inputs are validated, and Cancel
 // mid-export leaves neither the output nor a staging folder behind.
 #include "core/bench/benchimport.h"
-#include "core/demo/demodraft.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
 #include "guitesthelpers.h"
@@ -70,8 +69,7 @@ class TestGuiExport : public QObject
     {
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
-        m_source = m_dir.filePath(QStringLiteral("laguna"));
-        writeDemoDraft(describeDemoDraft("laguna-dflash", DemoScale::Tiny), m_source.toStdString(), {});
+        m_source = writeTinyDemo(m_dir, "laguna-dflash", QStringLiteral("laguna"));
         m_checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(m_source.toStdString()));
         m_plan = planFor(*m_checkpoint, "laguna-dflash");
         QVERIFY(m_plan.errors.empty());

@@ -1,8 +1,8 @@
 // The export dialog's state between attempts (issue 16 item 2): a new attempt clears the last result,
 // every refusal says what to do, and the inputs (Browse included) are locked while an export runs.
-#include "core/demo/demodraft.h"
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
+#include "guitesthelpers.h"
 #include "testsupport.h"
 #include "views/export/exportdialog.h"
 
@@ -22,6 +22,7 @@
 #include <thread>
 
 using namespace spark;
+using spark::test::writeTinyDemo;
 
 class TestGuiExportState : public QObject
 {
@@ -38,8 +39,7 @@ class TestGuiExportState : public QObject
     {
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
-        m_source = m_dir.filePath(QStringLiteral("laguna"));
-        writeDemoDraft(describeDemoDraft("laguna-dflash", DemoScale::Tiny), m_source.toStdString(), {});
+        m_source = writeTinyDemo(m_dir, "laguna-dflash", QStringLiteral("laguna"));
         m_checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(m_source.toStdString()));
         PlanOptions options;
         options.preset = "laguna-dflash";

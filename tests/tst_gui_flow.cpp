@@ -1,7 +1,6 @@
 // The whole desktop flow on the tiny glm-dspark demo, through the main window as a user drives it:
 // open → filter → toggle a module → preview updates → analyze (F5) completes → cancel → an invalid regex
 // blocks export → undo restores; plus the screenshot of the Plan tab after analysis.
-#include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/quantbackend.h"
 #include "guitesthelpers.h"
@@ -71,8 +70,7 @@ class TestGuiFlow : public QObject
     {
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
-        m_draft = m_dir.filePath(QStringLiteral("glm"));
-        writeDemoDraft(describeDemoDraft("glm-dspark", DemoScale::Tiny), m_draft.toStdString(), {});
+        m_draft = writeTinyDemo(m_dir, "glm-dspark", QStringLiteral("glm"));
     }
 
     void fullFlow()

@@ -2,7 +2,6 @@
 // show their worst error and sort with it, rel. error has one spelling everywhere, the columns fit a
 // 1000-pixel window with Decision and Rel. error in view, and the Plan tab's modules show their error (a
 // fused set's combined error).
-#include "core/demo/demodraft.h"
 #include "core/plan/quantplan.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
@@ -106,8 +105,7 @@ class TestGuiTensorTable : public QObject
         QStandardPaths::setTestModeEnabled(true);
         QLocale::setDefault(QLocale::c());
         QVERIFY(m_dir.isValid());
-        m_draft = m_dir.filePath(QStringLiteral("glm"));
-        writeDemoDraft(describeDemoDraft("glm-dspark", DemoScale::Tiny), m_draft.toStdString(), {});
+        m_draft = writeTinyDemo(m_dir, "glm-dspark", u"glm"_s);
     }
 
     void unanalysedRowsSortLast_data()

@@ -1,7 +1,6 @@
 // Themes and contrast (issue 16, item 7): View ▸ Theme (System, Light, Dark; exclusive, remembered, live),
 // `--screenshot --theme`, and in the light and the dark theme a readable placeholder, preset plan entries
 // and unchecked check boxes, measured on rendered pixels (WCAG contrast ratio against the background).
-#include "core/demo/demodraft.h"
 #include "guitesthelpers.h"
 #include "views/plan/planentryeditor.h"
 #include "views/plan/planentrylistmodel.h"
@@ -96,8 +95,7 @@ class TestGuiTheme : public QObject
         QCoreApplication::setApplicationName(u"tst_gui_theme"_s);
         QSettings().clear();
         QVERIFY(m_dir.isValid());
-        m_draft = m_dir.filePath(u"glm"_s);
-        writeDemoDraft(describeDemoDraft("glm-dspark", DemoScale::Tiny), m_draft.toStdString(), {});
+        m_draft = writeTinyDemo(m_dir, "glm-dspark", u"glm"_s);
     }
 
     void cleanup() { applyTheme(Theme::System); }

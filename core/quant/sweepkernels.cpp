@@ -11,7 +11,6 @@
 
 #include "core/quant/sweepkernels.h"
 
-#include "core/io/floatconv.h"
 #include "core/quant/fp8e4m3.h"
 #include "core/quant/schemecodecs.h"
 
@@ -186,8 +185,7 @@ void IntAsymmetricRow(const std::byte* row, std::size_t cols, const kernels::Swe
                 return RoundToDType<T>(hn::Mul(hn::Sub(q, vzp), vs));
             },
             [&](float w) {
-                const float x = rtn::roundToDType(T, rtn::roundToDType(T, w / p.scale) + zp);
-                const float q = std::nearbyint(std::clamp(x, -8.0f, 7.0f));
+                const auto q = static_cast<float>(codec::quantizeAsym(T, w, p));
                 return rtn::roundToDType(T, (q - zp) * p.scale);
             },
             out);
@@ -207,10 +205,7 @@ template <DType T> void Fp8Row(const std::byte* row, std::size_t cols, float row
             const auto x = hn::Min(hn::Max(RoundToDType<T>(hn::Div(w, vs)), lo), hi);
             return RoundToDType<T>(hn::Mul(E4m3Round(x), vs));
         },
-        [&](float w) {
-            const float x = std::clamp(rtn::roundToDType(T, w / s), -kFp8Max, kFp8Max);
-            return rtn::roundToDType(T, f8e4m3ToFloat(minifloat::e4m3FromFloat(x)) * s);
-        },
+        [&](float w) { return rtn::roundToDType(T, minifloat::e4m3ToFloat(codec::fp8Code(T, w, s)) * s); },
         out);
 }
 
@@ -237,12 +232,7 @@ void Nvfp4Row(const std::byte* row, std::size_t cols, float globalScale, std::ve
         hn::StoreU(hn::Div(f8, vgs), df, effective.data() + g);
     }
     for (; g < groups; ++g) {
-        const float local = rtn::roundToDType(T, effective[g] / kFp4Max);
-        auto code = minifloat::e4m3FromFloat(std::clamp(globalScale * local, -kFp8Max, kFp8Max));
-        if ((code & 0x7F) == 0) {
-            code = 0x20;
-        }
-        effective[g] = f8e4m3ToFloat(code) / globalScale;
+        effective[g] = codec::nvfp4GroupScale(T, effective[g], globalScale).effective;
     }
     const auto lo = hn::Set(df, -kFp4Max);
     const auto hi = hn::Set(df, kFp4Max);
@@ -255,8 +245,7 @@ void Nvfp4Row(const std::byte* row, std::size_t cols, float globalScale, std::ve
                 return RoundToDType<T>(hn::Mul(E2m1Round(hn::Min(hn::Max(hn::Div(w, veff), lo), hi)), veff));
             },
             [&](float w) {
-                const auto bits = minifloat::e2m1FromFloat(std::clamp(w / eff, -kFp4Max, kFp4Max));
-                return rtn::roundToDType(T, minifloat::e2m1ToFloat(bits) * eff);
+                return rtn::roundToDType(T, minifloat::e2m1ToFloat(codec::nvfp4Nibble(w, eff)) * eff);
             },
             out);
     }

@@ -92,7 +92,7 @@ void drawDecode(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
         graph->setData(x, y, true);
         errorBarsFor(graph, rect, color)->setData(err);
     }
-    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("decode tok/s (mean ± sd)"));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("tok/s (mean ± sd)"));
 }
 
 void drawDelta(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
@@ -145,7 +145,7 @@ void drawDelta(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
         }
     }
     rect->axis(QCPAxis::atLeft)
-        ->setLabel(QStringLiteral("Δ decode tok/s (%%, %1 CI)")
+        ->setLabel(QStringLiteral("Δ tok/s (%%, %1 CI)")
                        .arg(QString::number(100 * report.confidence))
                        .replace(QStringLiteral("%%"), QStringLiteral("%")));
 }
@@ -182,7 +182,7 @@ void drawAcceptance(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& rep
         bars->setData(x, y, true);
         errorBarsFor(bars, rect, plot.palette().color(QPalette::WindowText))->setData(err);
     }
-    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("acceptance rate (%)"));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("acceptance (%)"));
     rect->axis(QCPAxis::atLeft)->setRange(0, 100);
 }
 
@@ -220,7 +220,7 @@ void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& re
     xAxis->setTicker(ticker);
     xAxis->setRange(-0.3, std::max<double>(1.0, static_cast<double>(maxPositions) - 0.7));
     xAxis->setLabel(QStringLiteral("draft position"));
-    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("accepted at position (% of drafts)"));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("accepted (% of drafts)"));
     rect->axis(QCPAxis::atLeft)->setRange(0, 100);
     Q_UNUSED(curve);
 }

@@ -53,8 +53,7 @@ BenchPlotWidget::BenchPlotWidget(BenchPlotKind kind, QWidget* parent)
     m_plot->installEventFilter(this);
     // The legend in its own layout row under the axis rect (kept to its minimum height), not inset.
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    showLegend(true);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     // Short line samples and tight margins: the legend takes as little room from the plot as it can (the
     // icon as tall as a line of text, or the text's descenders are clipped).
@@ -86,13 +85,30 @@ void BenchPlotWidget::redraw()
             plottable->removeFromLegend();
         }
     }
-    m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
+    showLegend(m_plot->legend->itemCount() > 0);
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
     m_plot->legend->setFont(legendFont); // and its items
     wrapLegend();
     BenchPlot::applyPalette(*m_plot);
     m_plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
+void BenchPlotWidget::showLegend(bool show)
+{
+    // An empty legend leaves the layout rather than only hiding: its maximum width (its margins) would still
+    // cap the layout column it shares with the axis rect, and the plot would shrink to its minimum width.
+    QCPLegend* legend = m_plot->legend;
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool inLayout = layout->hasElement(1, 0) && layout->element(1, 0) == legend;
+    if (show && !inLayout) {
+        layout->addElement(1, 0, legend);
+        layout->setRowStretchFactor(1, 0.001);
+    } else if (!show && inLayout) {
+        layout->take(legend);
+        layout->simplify();
+    }
+    legend->setVisible(show);
 }
 
 void BenchPlotWidget::wrapLegend()

@@ -44,6 +44,8 @@ class BenchPlotWidget : public QWidget
 
   private:
     void redraw();
+    /// Shows the legend in its layout row under the axis rect, or takes it out of the layout when empty.
+    void showLegend(bool show);
     /// Lays the legend items out in as many columns as the plot's width takes.
     void wrapLegend();
 
