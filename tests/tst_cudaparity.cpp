@@ -56,11 +56,12 @@ struct StatsRun
     kernels::StatsHistograms hist;
 };
 
-StatsRun statsOf(const QuantBackend& backend, const WeightRows& rows, const QuantScheme& scheme)
+StatsRun statsOf(const QuantBackend& backend, const WeightRows& rows, const QuantScheme& scheme,
+                 unsigned histogramStride = 1)
 {
     StatsRun run;
     run.perRow.resize(rows.rowCount);
-    backend.errorStatsRows(rows, scheme, run.perRow.data(), run.hist, 2);
+    backend.errorStatsRows(rows, scheme, histogramStride, run.perRow.data(), run.hist, 2);
     return run;
 }
 
@@ -573,7 +574,7 @@ void TestCudaParity::nonFinite()
         [&](const QuantBackend& b) { b.computeScales(weights, scheme, scales.data()); },
         [&](const QuantBackend& b) { b.quantizeRows(weights, scheme, someScales.data(), packed.data()); },
         [&](const QuantBackend& b) { b.quantizeBlock(weights, scheme, scales.data(), packed.data()); },
-        [&](const QuantBackend& b) { b.errorStatsRows(weights, scheme, perRow.data(), hist); },
+        [&](const QuantBackend& b) { b.errorStatsRows(weights, scheme, 1, perRow.data(), hist); },
     };
     for (const auto& call : calls) {
         const auto cpu = errorOf([&] { call(*m_cpu); });
@@ -613,6 +614,17 @@ void TestCudaParity::streamingChunks()
         const auto b = statsOf(*small, weights, scheme);
         QCOMPARE(b.hist.absErr, a.hist.absErr);
         QVERIFY(closeRelative(Totals(b.perRow).relErr(), Totals(a.perRow).relErr()));
+        // The histogram sample of a block that starts at tensor row 5, across the device chunks.
+        auto block = weights;
+        block.firstRow = 5;
+        const auto sampledCpu = statsOf(*m_cpu, block, scheme, 4);
+        const auto sampledGpu = statsOf(*small, block, scheme, 4);
+        QCOMPARE(sampledGpu.hist.q, sampledCpu.hist.q);
+        QCOMPARE(sampledGpu.hist.weight, sampledCpu.hist.weight);
+        QCOMPARE(sampledGpu.hist.error, sampledCpu.hist.error);
+        QCOMPARE(sampledGpu.hist.absErr, sampledCpu.hist.absErr);
+        QCOMPARE(Totals(sampledGpu.perRow).dequantNonFinite, Totals(sampledCpu.perRow).dequantNonFinite);
+        QVERIFY(sampledCpu.hist.absErr != a.hist.absErr);
     }
     const std::size_t bad = 1900 * cols + 77;
     const std::uint16_t nan = 0x7FC1;

@@ -128,6 +128,7 @@ void TestQuantGolden::analyzeCli()
         const auto& t = byName[name];
         QVERIFY(t["shape"] == expected["shape"]);
         QVERIFY(t["q_hist"] == expected["q_hist"]);
+        QCOMPARE(t["histogram_stride"].get<int>(), 1); // small tensors: histograms of every element
         QVERIFY(t["dequant_nonfinite"] == expected["dequant_nonfinite"]);
         compareRelative(t["rel_err_exact_qs"].get<double>(), expected["rel_err_fro_exact_qs"].get<double>());
         if (expected["rel_err_fro"].is_null()) {

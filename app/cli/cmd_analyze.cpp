@@ -62,6 +62,7 @@ nlohmann::ordered_json statsJson(const TensorAnalysis& a)
     t["err_over_mean_abs_w"] = optionalNumber(s.errOverMeanAbsW);
     t["groups"] = s.groups;
     t["eps_scale_groups"] = s.epsScaleGroups;
+    t["histogram_stride"] = s.histogramStride; // q_hist, the histograms and p95 count 1 in this many
     t["q_hist"] = s.qHist;
     t["weight_hist"] = histogramJson(s.weightHist);
     t["error_hist"] = histogramJson(s.errorHist);

@@ -197,7 +197,7 @@ int runPerf(const std::vector<std::string>& argv)
         bestSeconds([&] { backend->quantizeBlock(weights, scheme, scales.data(), packed.data(), threads); }));
     std::cout << ratioLine(cuda ? "quantize+pack (cuda, end to end)" : "quantize+pack", quantize, memory,
                            file)
-              << "\n";
+              << "; analyze runs at " << formatFixed(analyze / quantize, 2) << "x its speed\n";
     // Every other scheme through its codec (what export runs), against W4A16 in the same run.
     std::vector<const WeightScheme*> others;
     for (const auto& name : args.values("scheme")) {

@@ -52,6 +52,7 @@ ErrorStatsAccumulator::ErrorStatsAccumulator(const QuantScheme& scheme, std::uin
 ErrorStatsAccumulator::ErrorStatsAccumulator(const WeightScheme& scheme, std::uint64_t rows,
                                              std::uint64_t cols, const SchemeContext& context)
     : m_scheme(&checkedQuantizing(scheme)), m_context(context), m_rows(rows), m_cols(cols),
+      m_histogramStride(kernels::histogramStride(rows * cols)),
       m_qHist(static_cast<std::size_t>(scheme.codec()->codeCount())), m_weightHist(kernels::kWeightBins),
       m_errorHist(kernels::kErrorBins + 1), m_absErrHist(kernels::kAbsErrBins + 1)
 {
@@ -82,9 +83,11 @@ void ErrorStatsAccumulator::addRows(const WeightRows& rows, unsigned threads, co
         perRow.assign(part.rowCount, {});
         kernels::StatsHistograms counts;
         if (simd) {
-            engine.errorStatsRows(part, m_scheme->intScheme(), perRow.data(), counts, threads);
+            engine.errorStatsRows(part, m_scheme->intScheme(), m_histogramStride, perRow.data(), counts,
+                                  threads);
         } else {
-            kernels::traceErrorStats(*m_scheme->codec(), part, m_context, perRow.data(), counts, threads);
+            kernels::traceErrorStats(*m_scheme->codec(), part, m_context, m_histogramStride, perRow.data(),
+                                     counts, threads);
         }
         addCounts(m_qHist, counts.q);
         addCounts(m_weightHist, counts.weight);
@@ -105,6 +108,7 @@ TensorErrorStats ErrorStatsAccumulator::result() const
     s.groups = m_rows * m_scheme->codec()->groupsPerRow(static_cast<std::size_t>(m_cols));
     s.epsScaleGroups = m_totals.epsScales;
     s.dequantNonFinite = m_totals.dequantNonFinite;
+    s.histogramStride = m_histogramStride;
     const double n = static_cast<double>(m_rows * m_cols);
     s.meanAbsW = n > 0 ? m_totals.sumAbsW / n : 0.0;
     s.sqNorm = m_totals.sumW2;
@@ -127,8 +131,13 @@ TensorErrorStats ErrorStatsAccumulator::result() const
         if (m_totals.sumErr2 > 0 && m_totals.sumW2 > 0) {
             s.snrDb = 10.0 * std::log10(m_totals.sumW2 / m_totals.sumErr2);
         }
-        // p95 by rank: the first log bin whose cumulative count reaches ceil(0.95 n).
-        const auto rank = static_cast<std::uint64_t>(std::ceil(0.95 * n));
+        // p95 by rank among the sampled elements: the first log bin whose cumulative count reaches
+        // ceil(0.95 counted).
+        std::uint64_t counted = 0;
+        for (const auto c : m_absErrHist) {
+            counted += c;
+        }
+        const auto rank = static_cast<std::uint64_t>(std::ceil(0.95 * static_cast<double>(counted)));
         std::uint64_t cumulative = 0;
         for (std::size_t b = 0; b < static_cast<std::size_t>(kernels::kAbsErrBins); ++b) {
             cumulative += m_absErrHist[b];

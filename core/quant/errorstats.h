@@ -40,8 +40,9 @@ struct TensorErrorStats
     std::optional<double> relErr; ///< ||W-D||_F / ||W||_F (float64); absent if ||W|| = 0 or D not finite
     std::optional<double> relErrExactQs; ///< ||W - q*s||_F / ||W||_F with q*s in float64; absent if ||W|| = 0
     std::optional<double> maxAbsErr;     ///< max |W-D|
-    /// 95th percentile of |W-D|: upper edge of the log-spaced bin (relative width 2^-5) holding the
-    /// 95th-percentile element, capped at maxAbsErr. An upper bound within 3.2% of the exact value.
+    /// 95th percentile of |W-D| over the histogram sample: upper edge of the log-spaced bin (relative
+    /// width 2^-5) holding its 95th-percentile element, capped at maxAbsErr. An upper bound within 3.2%
+    /// of the sample's exact value (of the tensor's, when histogramStride is 1).
     std::optional<double> p95AbsErr;
     std::optional<double> meanAbsErr;      ///< mean |W-D|
     std::optional<double> errOverMeanAbsW; ///< mean |W-D| / mean |W|
@@ -50,6 +51,11 @@ struct TensorErrorStats
     double sqNorm = 0;           ///< Σ w² (float64): errors of fused sets and whole plans add up from these
     std::optional<double> sqErr; ///< Σ (w - D)² (float64); absent when D is not finite
 
+    /// The histograms and p95AbsErr count the elements of a fixed sample (kernels::histogramSampled():
+    /// 1 in histogramStride 64-column chunks, diagonally), the same on every backend and SIMD target;
+    /// tensors of fewer than 2^21 elements are counted in full (stride 1), larger ones keep at least
+    /// 2^20 elements, stride at most 16. Everything else covers every element.
+    unsigned histogramStride = 1;
     /// Count of each stored code: q - qMin for integer schemes (16 bins 4-bit, 256 bins 8-bit), the FP8
     /// code byte (256 bins), the FP4 nibble (16 bins).
     std::vector<std::uint64_t> qHist;
@@ -85,6 +91,7 @@ class ErrorStatsAccumulator
     SchemeContext m_context;
     std::uint64_t m_rows;
     std::uint64_t m_cols;
+    unsigned m_histogramStride;
     std::uint64_t m_rowsDone = 0;
     kernels::ErrorTotals m_totals;
     /// Error and |err| histograms keep their last "D not finite" bin, which result() leaves out.

@@ -111,8 +111,9 @@ class CpuBackend final : public QuantBackend
     // counters for all its chunks and merges it once (integer counts commute, so the merge order does
     // not matter). Per-row sums land in perRow and are reduced in row order by the caller. The first
     // non-finite index is the minimum over chunks.
-    void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, kernels::RowErrorPartials* perRow,
-                        kernels::StatsHistograms& histograms, unsigned threads) const override
+    void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, unsigned histogramStride,
+                        kernels::RowErrorPartials* perRow, kernels::StatsHistograms& histograms,
+                        unsigned threads) const override
     {
         rows.validate(scheme);
         const std::size_t grain =
@@ -139,7 +140,9 @@ class CpuBackend final : public QuantBackend
                 WeightRows part = rows;
                 part.data = rows.row(begin);
                 part.rowCount = std::min(rows.rowCount, begin + grain) - begin;
-                const std::size_t bad = kernels::errorStatsCount(part, scheme, perRow + begin, counters);
+                part.firstRow = rows.firstRow + begin;
+                const std::size_t bad =
+                    kernels::errorStatsCount(part, scheme, histogramStride, perRow + begin, counters);
                 if (bad != kernels::kNoIndex) {
                     const std::size_t flat = begin * rows.cols + bad;
                     std::size_t seen = firstBad.load();
@@ -229,8 +232,9 @@ class CudaBackend final : public QuantBackend
         finish(rows, m_engine.quantize(block, scalesOut, packedOut));
     }
 
-    void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, kernels::RowErrorPartials* perRow,
-                        kernels::StatsHistograms& histograms, unsigned /*threads*/) const override
+    void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, unsigned histogramStride,
+                        kernels::RowErrorPartials* perRow, kernels::StatsHistograms& histograms,
+                        unsigned /*threads*/) const override
     {
         const auto block = blockOf(rows, scheme);
         // The same host expressions as statskernels.cpp, so the float bin factors are identical.
@@ -245,6 +249,9 @@ class CudaBackend final : public QuantBackend
         layout.wLo = -range;
         layout.wInv = static_cast<float>(kernels::kWeightBins) / (2 * range);
         layout.eInv = static_cast<float>(kernels::kErrorBins) / (-2 * kernels::kErrorLo);
+        layout.sampleStride = histogramStride;
+        layout.sampleChunkShift = kernels::kSampleChunkShift;
+        layout.firstRow = rows.firstRow;
         if (histograms.q.size() < static_cast<std::size_t>(layout.qBins) ||
             histograms.weight.size() < static_cast<std::size_t>(layout.weightBins + 1) ||
             histograms.error.size() < static_cast<std::size_t>(layout.errorBins + 1) ||

@@ -65,13 +65,14 @@ class QuantBackend
     virtual void quantizeBlock(const WeightRows& rows, const QuantScheme& scheme, std::byte* scalesOut,
                                std::int32_t* packedOut, unsigned threads = 1) const = 0;
     /// @brief What ErrorStatsAccumulator::addRows() needs: one kernels::RowErrorPartials per row of the
-    /// block in @p perRow (to be reduced in row order by the caller) and histogram counts ADDED to
-    /// @p histograms (32-bit: blocks must stay below 2^32 elements). Throws QuantError (NonFinite) like
-    /// computeScales(); the outputs are then unspecified. CPU and CUDA agree exactly on counts, histograms,
-    /// maxAbsErr, epsScales and dequantNonFinite; the float64 sums differ only in the association of
-    /// additions of non-negative terms (relative difference below about cols * 2^-53 per row), so rel_err
-    /// agrees to 1e-12 relative.
-    virtual void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme,
+    /// block in @p perRow (to be reduced in row order by the caller) and the histogram counts of the
+    /// elements sampled at @p histogramStride (kernels::histogramSampled(), rows counted from
+    /// rows.firstRow) ADDED to @p histograms (32-bit: blocks must stay below 2^32 elements). Throws
+    /// QuantError (NonFinite) like computeScales(); the outputs are then unspecified. CPU and CUDA agree
+    /// exactly on counts, histograms, maxAbsErr, epsScales and dequantNonFinite; the float64 sums differ only
+    /// in the association of additions of non-negative terms (relative difference below about cols * 2^-53
+    /// per row), so rel_err agrees to 1e-12 relative.
+    virtual void errorStatsRows(const WeightRows& rows, const QuantScheme& scheme, unsigned histogramStride,
                                 kernels::RowErrorPartials* perRow, kernels::StatsHistograms& histograms,
                                 unsigned threads = 1) const = 0;
 

@@ -18,6 +18,27 @@ inline constexpr float kErrorLo = -0.64f;   ///< a little beyond the ±0.5 of ex
 inline constexpr int kAbsErrShift = 18;     ///< |w-d| float bits >> 18: exponent + 5 mantissa bits
 inline constexpr int kAbsErrBins = 1 << 13; ///< log-spaced, relative width 2^-5
 
+/// Histograms of large tensors are counted on a fixed sample, which keeps analyze close to the speed
+/// of quantizing: row r of the tensor, columns [64c, 64c + 64) are counted when (c + r) mod stride
+/// is 0 (a diagonal pattern, so every column and every row is represented). Chunks of 64 hold whole
+/// vectors of every SIMD width up to 2048 bits, so each target samples the same elements.
+inline constexpr int kSampleChunkShift = 6;
+/// The largest stride (a power of two, at most 16) that leaves at least 2^20 elements in the sample:
+/// tensors of fewer than 2^21 elements are counted in full.
+inline unsigned histogramStride(std::uint64_t elements)
+{
+    unsigned stride = 1;
+    while (stride < 16 && (elements >> 20) >= 2 * stride) {
+        stride *= 2;
+    }
+    return stride;
+}
+/// Whether element (@p row of the tensor, @p col) is counted in the histograms at @p stride.
+inline bool histogramSampled(std::uint64_t row, std::uint64_t col, unsigned stride)
+{
+    return (((col >> kSampleChunkShift) + row) & (stride - 1)) == 0;
+}
+
 /// @brief Sums of one row, in float64. Rows are reduced in row order by the caller so that totals do
 /// not depend on how rows were split over threads.
 struct RowErrorPartials
@@ -124,8 +145,9 @@ struct StatsCounters
 };
 
 /// @brief Quantizes (without packing) and measures each row; returns the first non-finite weight's
-/// flat index in the block, or kNoIndex. Histogram counts are added to @p counters (one per thread).
-std::size_t errorStatsCount(const WeightRows& rows, const QuantScheme& scheme, RowErrorPartials* perRow,
-                            StatsCounters& counters);
+/// flat index in the block, or kNoIndex. Histogram counts of the elements sampled at @p stride
+/// (histogramSampled(), rows counted from rows.firstRow) are added to @p counters (one per thread).
+std::size_t errorStatsCount(const WeightRows& rows, const QuantScheme& scheme, unsigned stride,
+                            RowErrorPartials* perRow, StatsCounters& counters);
 
 } // namespace spark::kernels

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <hwy/cache_control.h>
 #include <vector>
 
 HWY_BEFORE_NAMESPACE();
@@ -278,7 +279,15 @@ std::size_t SweepT(const WeightRows& rows, const kernels::SweepScheme* schemes, 
             tail += w * w;
         }
         sumW2[r] = hn::GetLane(hn::SumOfLanes(DD(), acc)) + tail;
+        // The next row in slices, one per scheme, so that it is in cache when its absmax pass starts
+        // (hardware prefetchers stop at page boundaries).
+        const std::size_t rowBytes = cols * kElementBytes<T>;
+        const std::size_t slice = (rowBytes / std::max<std::size_t>(count, 1) + 64) & ~std::size_t{63};
         for (std::size_t i = 0; i < count; ++i) {
+            for (std::size_t line = i * slice;
+                 line < std::min(rowBytes, (i + 1) * slice) && r + 1 < rows.rowCount; line += 64) {
+                hwy::Prefetch(rows.row(r + 1) + line);
+            }
             VD acc0 = hn::Zero(DD());
             VD acc1 = acc0;
             VD acc2 = acc0;

@@ -18,7 +18,8 @@ int bin(double t, int bins)
 } // namespace
 
 void traceErrorStats(const SchemeCodec& codec, const WeightRows& rows, const SchemeContext& context,
-                     RowErrorPartials* perRow, StatsHistograms& histograms, unsigned threads)
+                     unsigned histogramStride, RowErrorPartials* perRow, StatsHistograms& histograms,
+                     unsigned threads)
 {
     const double range = codec.gridRange();
     const double weightScale = kWeightBins / (2.0 * range);
@@ -39,19 +40,27 @@ void traceErrorStats(const SchemeCodec& codec, const WeightRows& rows, const Sch
                 p.sumW2 += w * w;
                 p.sumAbsW += std::fabs(w);
                 p.sumErr2Exact += exact * exact;
-                ++local.q[c.code];
-                ++local.weight[static_cast<std::size_t>(
-                    bin((w / c.scale + range) * weightScale, kWeightBins))];
+                const bool counted = histogramSampled(rows.firstRow + r, k, histogramStride);
+                if (counted) {
+                    ++local.q[c.code];
+                    ++local.weight[static_cast<std::size_t>(
+                        bin((w / c.scale + range) * weightScale, kWeightBins))];
+                }
                 if (!std::isfinite(d)) {
                     ++p.dequantNonFinite;
-                    ++local.error[kErrorBins];
-                    ++local.absErr[kAbsErrBins];
+                    if (counted) {
+                        ++local.error[kErrorBins];
+                        ++local.absErr[kAbsErrBins];
+                    }
                     continue;
                 }
                 const double err = w - d;
                 p.sumErr2 += err * err;
                 p.sumAbsErr += std::fabs(err);
                 p.maxAbsErr = std::max(p.maxAbsErr, static_cast<float>(std::fabs(err)));
+                if (!counted) {
+                    continue;
+                }
                 ++local.error[static_cast<std::size_t>(
                     bin((err / c.scale - kErrorLo) * errorScale, kErrorBins))];
                 const auto absBits = std::bit_cast<std::uint32_t>(static_cast<float>(std::fabs(err)));

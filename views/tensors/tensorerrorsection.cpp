@@ -18,7 +18,9 @@ TensorErrorSection::TensorErrorSection(AnalysisPanel* analysis, QWidget* parent)
     m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_stats->setToolTip(tr("Rel. error = ‖W − Q(W)‖ / ‖W‖ (Frobenius norm), where Q(W) is the weight after "
                            "quantizing and dequantizing it as vLLM's kernels do. Max and p95 are absolute "
-                           "errors per element; SNR = 10·log10(Σw² / Σ(w − Q(w))²)."));
+                           "errors per element; SNR = 10·log10(Σw² / Σ(w − Q(w))²). Tensors of 2 Mi elements "
+                           "or more count p95 and the histograms on a fixed sample of at least 1 Mi elements "
+                           "(every other figure covers every element)."));
     m_weights = new HistogramPlot(tr("weight / group scale"), this);
     m_weights->setObjectName(QStringLiteral("weightHistogram"));
     m_errors = new HistogramPlot(tr("error / group scale"), this);
@@ -114,6 +116,9 @@ void TensorErrorSection::update()
                             number(s.p95AbsErr, 'g', 4), number(s.snrDb, 'f', 1));
     if (s.dequantNonFinite > 0) {
         text += tr(" · %n dequantized value(s) overflow", nullptr, static_cast<int>(s.dequantNonFinite));
+    }
+    if (s.histogramStride > 1) {
+        text += tr(" · p95 and histograms from 1 in %1 elements").arg(s.histogramStride);
     }
     m_stats->setText(text);
     m_weights->setHistogram(&s.weightHist);

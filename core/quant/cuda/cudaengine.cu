@@ -413,7 +413,9 @@ struct Engine::Impl
             kernels::launchQuantize(
                 block, n, dev(slot, weights), dev(slot, scales), nullptr, flags, kernels::kWriteScales,
                 reinterpret_cast<unsigned long long*>(dev(slot, bad)), smCount, slot.stream);
-            kernels::launchStats(block, layout, n, dev(slot, weights), dev(slot, scales), flags,
+            StatsLayout slotLayout = layout; // the histogram sample follows the tensor's rows
+            slotLayout.firstRow += slot.firstRow;
+            kernels::launchStats(block, slotLayout, n, dev(slot, weights), dev(slot, scales), flags,
                                  reinterpret_cast<RowPartials*>(dev(slot, partials)),
                                  reinterpret_cast<std::uint32_t*>(dev(slot, hist)), smCount, slot.stream);
             check(cudaMemcpyAsync(host(slot, partials), dev(slot, partials), n * sizeof(RowPartials),

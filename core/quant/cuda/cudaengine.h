@@ -51,6 +51,11 @@ struct StatsLayout
     float wLo = -8.0f;  ///< -2^(bits-1)
     float wInv = 4.0f;  ///< weightBins / (2 * 2^(bits-1)), float as on the CPU
     float eInv = 50.0f; ///< errorBins / (-2 * errorLo), float as on the CPU
+    /// The histogram sample (kernels::histogramSampled()): row r of the tensor, column k is counted when
+    /// ((k >> sampleChunkShift) + r) mod sampleStride is 0; rows of the block start at firstRow.
+    unsigned sampleStride = 1;
+    int sampleChunkShift = 6;
+    std::uint64_t firstRow = 0;
 };
 
 /// @brief Sums of one row (the layout of kernels::RowErrorPartials, field for field).

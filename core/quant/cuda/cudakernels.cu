@@ -299,15 +299,18 @@ __global__ void __launch_bounds__(kThreads)
             const float ae = fabsf(e);
             maxErr = fmaxf(maxErr, ae);
             nonFinite += finite ? 0u : 1u;
-            atomicAdd(&hq[__float2int_rz(__fsub_rn(q, qMin))], 1u);
-            const float wt = __fmul_rn(__fsub_rn(quotient, layout.wLo), layout.wInv);
-            atomicAdd(&hw[__float2int_rz(fminf(fmaxf(wt, 0.0f), wMaxBin))], 1u);
-            const float et = __fmul_rn(__fsub_rn(__fmul_rn(e, invS), layout.errorLo), layout.eInv);
-            const int eBin = finite ? __float2int_rz(fminf(fmaxf(et, 0.0f), eMaxBin)) : layout.errorBins;
-            atomicAdd(&he[eBin], 1u);
-            const int aBin =
-                finite ? static_cast<int>(__float_as_uint(ae) >> layout.absErrShift) : layout.absErrBins;
-            atomicAdd(&ha[aBin], 1u);
+            // The histogram sample of kernels::histogramSampled().
+            if ((((k >> layout.sampleChunkShift) + layout.firstRow + r) & (layout.sampleStride - 1)) == 0) {
+                atomicAdd(&hq[__float2int_rz(__fsub_rn(q, qMin))], 1u);
+                const float wt = __fmul_rn(__fsub_rn(quotient, layout.wLo), layout.wInv);
+                atomicAdd(&hw[__float2int_rz(fminf(fmaxf(wt, 0.0f), wMaxBin))], 1u);
+                const float et = __fmul_rn(__fsub_rn(__fmul_rn(e, invS), layout.errorLo), layout.eInv);
+                const int eBin = finite ? __float2int_rz(fminf(fmaxf(et, 0.0f), eMaxBin)) : layout.errorBins;
+                atomicAdd(&he[eBin], 1u);
+                const int aBin =
+                    finite ? static_cast<int>(__float_as_uint(ae) >> layout.absErrShift) : layout.absErrBins;
+                atomicAdd(&ha[aBin], 1u);
+            }
             // w and e are exact floats, so their squares are exact in float64; only additions round.
             const double wd = w;
             const double ed = e;
