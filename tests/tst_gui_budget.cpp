@@ -3,6 +3,7 @@
 // verified through the GUI's export runner.
 #include "core/plan/planfile.h"
 #include "guitesthelpers.h"
+#include "views/bench/benchplot.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/document/document.h"
 #include "views/export/exportrunner.h"
@@ -68,6 +69,8 @@ class TestGuiBudget : public QObject
         QVERIFY(openAndWait(window, m_draft));
         BudgetPanel* panel = window.budgetPanel();
         QVERIFY(!panel->budgetSlider()->isEnabled());
+        // Before a sweep the plot says what to do instead of showing bare axes.
+        QVERIFY(BenchPlot::emptyNote(*panel->frontierPlot()->plot()));
 
         // The sweep runs in the background and reports progress.
         QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
@@ -84,6 +87,7 @@ class TestGuiBudget : public QObject
         QCOMPARE(panel->frontierPlot()->frontierPointCount(), points);
         // The frontier, the presets that fit this sweep and the current plan are drawn.
         QVERIFY(panel->frontierPlot()->plot()->graphCount() >= 3);
+        QVERIFY(!BenchPlot::emptyNote(*panel->frontierPlot()->plot()));
 
         // The detail panel shows the sweep of the current tensor's unit.
         const auto& unit = panel->sweep()->units.back();

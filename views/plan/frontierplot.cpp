@@ -130,6 +130,11 @@ void FrontierPlot::rebuild()
     m_plot->xAxis->setLabel(m_gbps ? tr("predicted drafter time (ms, %1 GB/s)").arg(*m_gbps)
                                    : tr("streamed per draft step (GiB)"));
     m_plot->yAxis->setLabel(tr("weighted error E = Σ α·rel_err²"));
+    m_plot->legend->setVisible(!m_frontier.empty()); // an empty frontier's legend names nothing drawn
+    BenchPlot::setEmptyNote(
+        *m_plot, nullptr,
+        m_frontier.empty() ? tr("No frontier yet: Sweep Schemes measures every legal scheme of every unit.")
+                           : QString());
     m_plot->rescaleAxes();
     // A little air around the points so that markers at the ends stay visible.
     for (auto* axis : {m_plot->xAxis, m_plot->yAxis}) {
