@@ -1,5 +1,6 @@
 // The main window: opening through the menu's code path, errors, stale opens, drag and drop, recent
 // files, the Tensors tab, and `--screenshot` rendering.
+#include "audittesthelpers.h"
 #include "core/demo/demodraft.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
@@ -318,6 +319,34 @@ class TestGuiMainWindow : public QObject
         const QImage image(request.output);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() > 200 && image.height() > 200);
+    }
+
+    /// --sweep and --compare: the Budget tab shows the measured frontier, the Compare tab a finished
+    /// comparison with an export of the same draft.
+    void screenshotAfterSweepAndCompare()
+    {
+        const std::filesystem::path root(path(QStringLiteral("shots")).toStdString());
+        const auto exported = exportDemo(root, "glm-dspark", {"re:.*mlp\\..*=NVFP4A16"}, "mixed");
+        QVERIFY(!exported.empty());
+        ScreenshotRequest request;
+        request.checkpoint = QString::fromStdString(demoSource(root, "glm-dspark").string());
+        request.sweep = true;
+        request.compareWith = QString::fromStdString(exported.string());
+        for (const auto& tab : {QStringLiteral("budget"), QStringLiteral("compare")}) {
+            request.tab = tab;
+            request.output = path(tab + QStringLiteral(".png"));
+            QString error;
+            QCOMPARE(renderScreenshot(request, &error), 0);
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            QVERIFY(!QImage(request.output).isNull());
+        }
+
+        request.compareWith = path(QStringLiteral("no-such-output"));
+        request.output = path(QStringLiteral("compare-missing.png"));
+        QString error;
+        QCOMPARE(renderScreenshot(request, &error), 2);
+        QVERIFY2(error.contains(QStringLiteral("no-such-output")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(request.output));
     }
 
     void screenshotErrors_data()

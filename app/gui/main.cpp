@@ -72,6 +72,15 @@ int main(int argc, char** argv)
         QStringLiteral("analyze"),
         QApplication::translate("main",
                                 "Run the analysis (F5) and wait for it before taking the screenshot."));
+    const QCommandLineOption sweep(
+        QStringLiteral("sweep"),
+        QApplication::translate("main", "Run the Budget tab's sweep and wait for it before the screenshot."));
+    const QCommandLineOption compare(
+        QStringLiteral("compare"),
+        QApplication::translate("main",
+                                "Compare PATH with the quantized output <out> in the Compare tab before the "
+                                "screenshot."),
+        QStringLiteral("out"));
     const QCommandLineOption theme(
         QStringLiteral("theme"),
         QApplication::translate("main", "Theme of the screenshot: light or dark (View ▸ Theme)."),
@@ -86,7 +95,7 @@ int main(int argc, char** argv)
                                 "Benchmark file to import into the Benchmarks tab before the screenshot "
                                 "(repeatable)."),
         QStringLiteral("file"));
-    parser.addOptions({screenshot, tab, select, analyze, theme, size, bench});
+    parser.addOptions({screenshot, tab, select, analyze, sweep, compare, theme, size, bench});
     parser.addPositionalArgument(
         QStringLiteral("path"),
         QApplication::translate("main",
@@ -117,6 +126,8 @@ int main(int argc, char** argv)
         request.tab = parser.value(tab);
         request.select = parser.value(select);
         request.analyze = parser.isSet(analyze);
+        request.sweep = parser.isSet(sweep);
+        request.compareWith = parser.value(compare);
         request.theme = parser.value(theme);
         request.bench = parser.values(bench);
         if (parser.isSet(size)) {
@@ -135,10 +146,10 @@ int main(int argc, char** argv)
         }
         return code;
     }
-    if (parser.isSet(tab) || parser.isSet(select) || parser.isSet(analyze) || parser.isSet(theme) ||
-        parser.isSet(size) || parser.isSet(bench)) {
-        printError(QApplication::translate(
-            "main", "--tab, --select, --analyze, --theme, --size and --bench only apply with --screenshot"));
+    if (parser.isSet(tab) || parser.isSet(select) || parser.isSet(analyze) || parser.isSet(sweep) ||
+        parser.isSet(compare) || parser.isSet(theme) || parser.isSet(size) || parser.isSet(bench)) {
+        printError(QApplication::translate("main", "--tab, --select, --analyze, --sweep, --compare, --theme, "
+                                                   "--size and --bench only apply with --screenshot"));
         return kExitUsage;
     }
 

@@ -6,6 +6,17 @@
 #include <QVBoxLayout>
 
 namespace spark {
+namespace {
+
+/// The module name without the "layers." every layer module starts with: the labels stand on end under
+/// the bars, and their length is height taken from the bars.
+QString tickLabel(const std::string& module)
+{
+    const auto name = QString::fromStdString(module);
+    return name.startsWith(QStringLiteral("layers.")) ? name.mid(7) : name;
+}
+
+} // namespace
 
 ComparePlot::ComparePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this))
 {
@@ -43,7 +54,7 @@ void ComparePlot::redraw()
         axis->setTickLabelColor(pal.color(QPalette::Text));
         axis->setLabelColor(pal.color(QPalette::Text));
     }
-    m_plot->yAxis->setLabel(tr("rel. error ‖W−D‖/‖W‖"));
+    m_plot->yAxis->setLabel(tr("rel. error (%)"));
     auto* exact = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     auto* differs = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     exact->setName(tr("bit-exact"));
@@ -60,13 +71,14 @@ void ComparePlot::redraw()
                 continue;
             }
             const double x = m_bars++;
-            (m.bitExact == BitExactness::No ? differs : exact)->addData(x, *m.relErr);
-            ticker->addTick(x, QString::fromStdString(m.module));
-            maxErr = std::max(maxErr, *m.relErr);
+            const double percent = *m.relErr * 100.0; // as the table shows it
+            (m.bitExact == BitExactness::No ? differs : exact)->addData(x, percent);
+            ticker->addTick(x, tickLabel(m.module));
+            maxErr = std::max(maxErr, percent);
         }
     }
     m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setTickLabelRotation(60);
+    m_plot->xAxis->setTickLabelRotation(90);
     m_plot->xAxis->setRange(-0.8, std::max(1, m_bars) - 0.2);
     m_plot->yAxis->setRange(0, maxErr > 0 ? maxErr * 1.1 : 1.0);
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -69,15 +69,18 @@ CompareView::CompareView(QWidget* parent)
     m_proxy->setSortRole(CompareModel::SortRole);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
+    m_table->sortByColumn(0, Qt::AscendingOrder); // the header's default is descending
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6); // as the other tables
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_table);
     splitter->addWidget(m_plot);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    // The plot's module names stand under its bars: it gets as much height as the table.
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);

@@ -18,6 +18,7 @@
 #include <QSlider>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <map>
 
 namespace spark {
@@ -57,7 +58,7 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     m_progress->setMaximumWidth(fontMetrics().averageCharWidth() * 24);
     m_priors->setToolTip(tr("α per role instead of 1 everywhere: fc 2, down_proj 1.5, q/k/v 1.5, others 1 "
                             "(heuristics, not measurements)."));
-    m_axis->addItem(tr("Streamed GiB"));
+    m_axis->addItem(tr("Streamed bytes"));
     m_axis->addItem(tr("Drafter ms on GB10 (273 GB/s)"), 273.0);
     m_axis->addItem(tr("Drafter ms on H200 (4800 GB/s)"), 4800.0);
     m_slider->setObjectName(QStringLiteral("budgetSlider"));
@@ -188,8 +189,20 @@ void BudgetPanel::rebuildAllocator()
         for (const auto& preset : presets()) {
             auto options = m_sweep->plan;
             options.preset = preset.name;
-            if (const auto point =
-                    m_allocator->evaluate(makePlan(snapshot->checkpoint->config(), infos, options))) {
+            const auto point =
+                m_allocator->evaluate(makePlan(snapshot->checkpoint->config(), infos, options));
+            if (!point) {
+                continue;
+            }
+            // Presets that make the same plan share one point and one legend entry.
+            const auto same =
+                std::find_if(markers.begin(), markers.end(), [&](const FrontierPlot::Marker& m) {
+                    return m.point.streamedBytes == point->streamedBytes && m.point.bytes == point->bytes &&
+                           m.point.weightedError == point->weightedError;
+                });
+            if (same != markers.end()) {
+                same->label += QStringLiteral(", ") + QString::fromStdString(preset.name);
+            } else {
                 markers.push_back({QString::fromStdString(preset.name), *point});
             }
         }

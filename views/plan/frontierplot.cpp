@@ -9,7 +9,8 @@
 namespace spark {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
 
 } // namespace
 
@@ -52,6 +53,8 @@ void FrontierPlot::setFrontier(const std::vector<FrontierPoint>& frontier, const
 {
     m_frontier = frontier;
     m_markers = markers;
+    // Cost increases along the frontier: its last point is the most any plan of the sweep streams.
+    m_mebibytes = !m_frontier.empty() && static_cast<double>(m_frontier.back().streamedBytes) < kGiB;
     rebuild();
 }
 
@@ -70,7 +73,7 @@ void FrontierPlot::setBandwidth(std::optional<double> gbps)
 double FrontierPlot::xOf(const FrontierPoint& point) const
 {
     const auto bytes = static_cast<double>(point.streamedBytes);
-    return m_gbps ? bytes / (*m_gbps * 1e9) * 1e3 : bytes / kGiB;
+    return m_gbps ? bytes / (*m_gbps * 1e9) * 1e3 : bytes / (m_mebibytes ? kMiB : kGiB);
 }
 
 bool FrontierPlot::save(const QString& path, QString* error)
@@ -127,8 +130,9 @@ void FrontierPlot::rebuild()
         graph->setData({xOf(*m_current)}, {m_current->weightedError});
         graph->setSelectable(QCP::stNone);
     }
-    m_plot->xAxis->setLabel(m_gbps ? tr("predicted drafter time (ms, %1 GB/s)").arg(*m_gbps)
-                                   : tr("streamed per draft step (GiB)"));
+    m_plot->xAxis->setLabel(m_gbps        ? tr("predicted drafter time (ms, %1 GB/s)").arg(*m_gbps)
+                            : m_mebibytes ? tr("streamed per draft step (MiB)")
+                                          : tr("streamed per draft step (GiB)"));
     m_plot->yAxis->setLabel(tr("weighted error E = Σ α·rel_err²"));
     m_plot->legend->setVisible(!m_frontier.empty()); // an empty frontier's legend names nothing drawn
     BenchPlot::setEmptyNote(

@@ -11,10 +11,11 @@ class QCustomPlot;
 
 namespace spark {
 
-/// @brief The allocator's Pareto frontier drawn with QCustomPlot: weighted error E against streamed GiB per
-/// draft step, or against predicted drafter time when a bandwidth is set (time = bytes / bandwidth, the
-/// plan's model), with named plans (presets) and the current plan as points on it. Clicking a frontier
-/// point emits pointClicked. Reads the points it is given, owns no other data; recolours on palette change.
+/// @brief The allocator's Pareto frontier drawn with QCustomPlot: weighted error E against streamed bytes per
+/// draft step (GiB, or MiB for a draft under 1 GiB), or against predicted drafter time when a bandwidth is
+/// set (time = bytes / bandwidth, the plan's model), with named plans (presets) and the current plan as
+/// points on it. Clicking a frontier point emits pointClicked. Reads the points it is given, owns no other
+/// data; recolours on palette change.
 class FrontierPlot : public QWidget
 {
     Q_OBJECT
@@ -33,9 +34,9 @@ class FrontierPlot : public QWidget
     void setFrontier(const std::vector<FrontierPoint>& frontier, const std::vector<Marker>& markers);
     /// @brief Marks the plan in use (nullopt: none is on the sweep's units).
     void setCurrent(const std::optional<FrontierPoint>& current);
-    /// @brief Draws the x axis as predicted drafter ms at @p gbps (nullopt: streamed GiB).
+    /// @brief Draws the x axis as predicted drafter ms at @p gbps (nullopt: streamed bytes).
     void setBandwidth(std::optional<double> gbps);
-    /// @brief The x value a point is drawn at (GiB or ms).
+    /// @brief The x value a point is drawn at (GiB, MiB or ms).
     double xOf(const FrontierPoint& point) const;
 
     QCustomPlot* plot() const { return m_plot; }
@@ -58,6 +59,7 @@ class FrontierPlot : public QWidget
     std::vector<Marker> m_markers;
     std::optional<FrontierPoint> m_current;
     std::optional<double> m_gbps;
+    bool m_mebibytes = false; ///< streamed bytes in MiB: every point is under 1 GiB
 };
 
 } // namespace spark

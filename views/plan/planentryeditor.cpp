@@ -26,15 +26,17 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWi
     m_view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                             QAbstractItemView::AnyKeyPressed);
     m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setWordWrap(false);
     auto* delegate = new LiveEditDelegate(m_view);
     m_view->setItemDelegateForColumn(PlanEntryListModel::Entry, delegate);
     connect(delegate, &LiveEditDelegate::editingStarted, m_model, &PlanEntryListModel::beginEditSession);
-    const int charWidth = fontMetrics().averageCharWidth();
-    m_view->setColumnWidth(PlanEntryListModel::Entry, charWidth * 30);
-    m_view->setColumnWidth(PlanEntryListModel::Matches, charWidth * 9);
-    m_view->setColumnWidth(PlanEntryListModel::Source, charWidth * 8);
+    // The editors sit in a narrow column: every column fits its width with no horizontal scrolling, the
+    // short ones at their contents, entry and problem sharing the rest (both have the full text as tooltip).
+    auto* header = m_view->horizontalHeader();
+    header->setSectionResizeMode(PlanEntryListModel::Entry, QHeaderView::Stretch);
+    header->setSectionResizeMode(PlanEntryListModel::Matches, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(PlanEntryListModel::Source, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(PlanEntryListModel::Problem, QHeaderView::Stretch);
     switch (kind) {
     case EntryKind::Target:
         m_view->setToolTip(tr("Entries that select modules for quantization (vLLM `targets`). A module is "

@@ -165,8 +165,9 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_lintView->verticalHeader()->hide();
     m_lintView->horizontalHeader()->setStretchLastSection(true);
     m_lintView->setWordWrap(false);
-    m_lintView->setColumnWidth(LintModel::Severity, charWidth * 12);
-    m_lintView->setColumnWidth(LintModel::Id, charWidth * 22);
+    // Severity (icon and word) and the rule id are never shortened; the finding takes what is left.
+    m_lintView->horizontalHeader()->setSectionResizeMode(LintModel::Severity, QHeaderView::ResizeToContents);
+    m_lintView->horizontalHeader()->setSectionResizeMode(LintModel::Id, QHeaderView::ResizeToContents);
     m_lintView->setColumnWidth(LintModel::Modules, charWidth * 30);
 
     m_errors = new QLabel(this);

@@ -87,7 +87,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     m_benchmarksTab = new BenchmarksTab(m_tabs);
     addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
     // Two checkpoints side by side: a source and any quantized output of it (issue 15).
-    addTab(QStringLiteral("compare"), new CompareView(m_tabs), tr("C&ompare"));
+    m_compareView = new CompareView(m_tabs);
+    addTab(QStringLiteral("compare"), m_compareView, tr("C&ompare"));
     connectSpeedModel();
     createActions();
     connect(m_loader, &CheckpointLoader::loaded, this, &MainWindow::onLoaded);

@@ -15,6 +15,7 @@ namespace spark {
 class AnalysisPanel;
 class BenchmarksTab;
 class BudgetPanel;
+class CompareView;
 class TensorSweepSection;
 class PlanController;
 class PlanTab;
@@ -70,6 +71,8 @@ class MainWindow : public QMainWindow
     /// @brief The "Budget" tab: sensitivity sweep, exact Pareto frontier and budget slider.
     BudgetPanel* budgetPanel() const { return m_budgetPanel; }
     TensorSweepSection* tensorSweepSection() const { return m_sweepSection; }
+    /// @brief The "Compare" tab: a source against a quantized output of it.
+    CompareView* compareView() const { return m_compareView; }
     /// @brief File ▸ Export… (Ctrl+E): enabled while currentPlan() is non-null.
     QAction* exportAction() const { return m_exportAction; }
     /// @brief The plan an export may use: nullptr when nothing is open, the plan has errors (an invalid
@@ -175,6 +178,7 @@ class MainWindow : public QMainWindow
     QAction* m_openPlanAction = nullptr;
     QString m_planPath;
     BudgetPanel* m_budgetPanel = nullptr;
+    CompareView* m_compareView = nullptr;
     TensorSweepSection* m_sweepSection = nullptr;
 };
 

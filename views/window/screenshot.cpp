@@ -2,6 +2,9 @@
 
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
+#include "views/compare/compareview.h"
+#include "views/plan/budgetpanel.h"
+#include "views/plan/sweepjob.h"
 #include "views/shared/theme.h"
 #include "views/tensors/tensorsview.h"
 #include "views/window/mainwindow.h"
@@ -20,6 +23,37 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitError = 2;
+
+/// @brief Waits in an event loop for one background job (open, analyze, sweep, compare, import) that
+/// reports through a signal: connect the signal to done() or fail() with context() as the receiver.
+class JobWait
+{
+  public:
+    QEventLoop* context() { return &m_loop; }
+    void done() { finish(true); }
+    void fail() { finish(false); }
+    /// @return true when done() was called, now or within @p timeoutMs.
+    bool wait(int timeoutMs)
+    {
+        if (!m_finished) {
+            QTimer::singleShot(timeoutMs, &m_loop, &QEventLoop::quit);
+            m_loop.exec();
+        }
+        return m_succeeded;
+    }
+
+  private:
+    void finish(bool succeeded)
+    {
+        m_finished = true;
+        m_succeeded = succeeded;
+        m_loop.quit();
+    }
+
+    QEventLoop m_loop;
+    bool m_finished = false;
+    bool m_succeeded = false;
+};
 
 } // namespace
 
@@ -68,21 +102,16 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
     window.resize(request.size.isValid() ? request.size : window.preferredSize());
     window.show();
 
-    QEventLoop loop;
-    bool loaded = false;
+    JobWait opening;
     QString failure;
-    QObject::connect(&window, &MainWindow::documentLoaded, &loop, [&] {
-        loaded = true;
-        loop.quit();
-    });
-    QObject::connect(&window, &MainWindow::openFailed, &loop, [&](const QString&, const QString& message) {
-        failure = message;
-        loop.quit();
-    });
-    QTimer::singleShot(request.timeoutMs, &loop, &QEventLoop::quit);
+    QObject::connect(&window, &MainWindow::documentLoaded, opening.context(), [&] { opening.done(); });
+    QObject::connect(&window, &MainWindow::openFailed, opening.context(),
+                     [&](const QString&, const QString& message) {
+                         failure = message;
+                         opening.fail();
+                     });
     window.open(request.checkpoint);
-    loop.exec();
-    if (!loaded) {
+    if (!opening.wait(request.timeoutMs)) {
         *error = failure.isEmpty()
                      ? QApplication::translate("spark::Screenshot", "%1: timed out while opening")
                            .arg(request.checkpoint)
@@ -91,46 +120,61 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
     }
 
     if (request.analyze) {
-        QEventLoop analysisLoop;
-        bool completed = false;
-        QObject::connect(window.analysisPanel(), &AnalysisPanel::finished, &analysisLoop,
-                         [&](bool cancelled) {
-                             completed = !cancelled;
-                             analysisLoop.quit();
-                         });
-        QTimer::singleShot(request.timeoutMs, &analysisLoop, &QEventLoop::quit);
+        JobWait analysis;
+        QObject::connect(window.analysisPanel(), &AnalysisPanel::finished, analysis.context(),
+                         [&](bool cancelled) { cancelled ? analysis.fail() : analysis.done(); });
         window.analysisPanel()->analyze();
-        if (window.analysisPanel()->isRunning()) {
-            analysisLoop.exec();
-        } else {
-            completed = true; // nothing to analyze
-        }
-        if (!completed) {
+        if (window.analysisPanel()->isRunning() && !analysis.wait(request.timeoutMs)) {
             *error = QApplication::translate("spark::Screenshot", "%1: analysis did not finish in time")
                          .arg(request.checkpoint);
             return kExitError;
         }
     }
 
+    if (request.sweep) {
+        BudgetPanel* budget = window.budgetPanel();
+        JobWait sweep;
+        QString sweepError;
+        QObject::connect(budget->sweepJob(), &SweepJob::finished, sweep.context(),
+                         [&](const SweepJobResult& result) {
+                             sweepError = result.error;
+                             result.sweep ? sweep.done() : sweep.fail();
+                         });
+        budget->startSweep();
+        if (!budget->sweepJob()->isRunning() || !sweep.wait(request.timeoutMs)) {
+            *error = QApplication::translate("spark::Screenshot", "%1: the sweep did not finish%2")
+                         .arg(request.checkpoint,
+                              sweepError.isEmpty() ? QString() : QStringLiteral(": ") + sweepError);
+            return kExitError;
+        }
+    }
+
+    if (!request.compareWith.isEmpty()) {
+        CompareView* compare = window.compareView();
+        JobWait comparing;
+        QObject::connect(compare, &CompareView::finished, comparing.context(),
+                         [&] { compare->report() ? comparing.done() : comparing.fail(); });
+        compare->setPaths(request.checkpoint, request.compareWith);
+        compare->startCompare();
+        if (!comparing.wait(request.timeoutMs)) {
+            *error = compare->statusText();
+            return kExitError;
+        }
+    }
+
     if (!request.bench.isEmpty()) {
         BenchmarksTab* bench = window.benchmarksTab();
-        QEventLoop importLoop;
-        bool imported = false;
+        JobWait importing;
         QString importError;
-        QObject::connect(bench, &BenchmarksTab::reportChanged, &importLoop, [&] {
-            imported = true;
-            importLoop.quit();
-        });
-        QObject::connect(bench, &BenchmarksTab::importFailed, &importLoop, [&](const QString& message) {
-            importError = message;
-            importLoop.quit();
-        });
-        QTimer::singleShot(request.timeoutMs, &importLoop, &QEventLoop::quit);
+        QObject::connect(bench, &BenchmarksTab::reportChanged, importing.context(),
+                         [&] { importing.done(); });
+        QObject::connect(bench, &BenchmarksTab::importFailed, importing.context(),
+                         [&](const QString& message) {
+                             importError = message;
+                             importing.fail();
+                         });
         bench->importFiles(request.bench);
-        if (bench->isImporting()) {
-            importLoop.exec();
-        }
-        if (!imported) {
+        if (!importing.wait(request.timeoutMs)) {
             *error = importError.isEmpty()
                          ? QApplication::translate("spark::Screenshot", "benchmark import did not finish")
                          : importError;

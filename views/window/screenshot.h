@@ -14,6 +14,8 @@ struct ScreenshotRequest
     QString tab = QStringLiteral("tensors"); ///< tab id to show
     QString select;                          ///< tensor (or module/layer row) to select, or empty
     bool analyze = false;                    ///< run analyze (F5) and wait for it before grabbing
+    bool sweep = false;                      ///< run the Budget tab's sweep and wait for it
+    QString compareWith;                     ///< a quantized output to compare the checkpoint with
     QString theme;                           ///< "light" or "dark" (View ▸ Theme); empty: the system's
     QSize size;                              ///< window size; empty: MainWindow::preferredSize()
     QStringList bench;                       ///< benchmark files to import into the Benchmarks tab
@@ -25,8 +27,9 @@ QSize parseScreenshotSize(const QString& text);
 
 /// @brief Opens the checkpoint in a fresh main window (no settings read or written, no dialogs) in the
 /// requested theme and size, waits for it to load through the same path as File ▸ Open, optionally runs
-/// analyze to completion and imports benchmark files, shows the tab, selects the tensor and saves
-/// QWidget::grab() as PNG. Needs a QApplication; the caller picks the platform (offscreen for headless).
+/// analyze, the sweep and a comparison to completion and imports benchmark files, shows the tab, selects the
+/// tensor and saves QWidget::grab() as PNG. Needs a QApplication; the caller picks the platform (offscreen
+/// for headless).
 /// @return 0 on success; 2 with @p error set (naming the file or the bad argument) otherwise.
 int renderScreenshot(const ScreenshotRequest& request, QString* error);
 
