@@ -8,9 +8,13 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDropEvent>
+#include <QLineEdit>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 #include <cstring>
 
 using namespace spark;
@@ -24,6 +28,8 @@ class TestGuiCompare : public QObject
   private Q_SLOTS:
     void comparesAnExport();
     void missingPathIsAMessage();
+    void droppedCheckpointReplacesThePath();
+    void openDraftIsSuggested();
 };
 
 void TestGuiCompare::comparesAnExport()
@@ -85,6 +91,64 @@ void TestGuiCompare::missingPathIsAMessage()
     QCOMPARE(finished.count(), 1);
     QVERIFY(view.statusText().contains(QStringLiteral("/nonexistent/src")));
     QVERIFY(!view.report());
+}
+
+namespace {
+
+/// Drags @p path onto @p edit and drops it, as a file manager would; true when the drop was accepted.
+bool dropPath(QLineEdit& edit, const QString& path)
+{
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    mime.setText(QUrl::fromLocalFile(path).toString()); // what QLineEdit alone would insert
+    const QPoint at(5, 5);
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&edit, &enter);
+    if (!enter.isAccepted()) {
+        return false;
+    }
+    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&edit, &drop);
+    return drop.isAccepted();
+}
+
+} // namespace
+
+void TestGuiCompare::droppedCheckpointReplacesThePath()
+{
+    QTemporaryDir dir;
+    const auto source =
+        QString::fromStdString(demoSource(fs::path(dir.path().toStdString()), "qwen3-dflash").string());
+    CompareView view;
+    auto* field = view.findChild<QLineEdit*>(QStringLiteral("compareSource"));
+    QVERIFY(field);
+    field->setText(QStringLiteral("typed before"));
+    QVERIFY(dropPath(*field, source));
+    QCOMPARE(view.sourcePath(), source); // replaced, not a file:// URL inserted at the cursor
+
+    // Anything that is not a checkpoint is refused and leaves the field alone.
+    const QString notes = dir.filePath(QStringLiteral("notes.txt"));
+    QFile file(notes);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    for (const auto& path : {notes, dir.filePath(QStringLiteral("missing"))}) {
+        QVERIFY(!dropPath(*field, path));
+        QCOMPARE(view.sourcePath(), source);
+    }
+}
+
+void TestGuiCompare::openDraftIsSuggested()
+{
+    CompareView view;
+    view.suggestPath(QStringLiteral("/drafts/bf16"), false);
+    view.suggestPath(QStringLiteral("/drafts/w4a16"), true);
+    QCOMPARE(view.sourcePath(), QStringLiteral("/drafts/bf16"));
+    QCOMPARE(view.outputPath(), QStringLiteral("/drafts/w4a16"));
+    // A path already there, typed or suggested, stays.
+    view.suggestPath(QStringLiteral("/drafts/other"), false);
+    view.suggestPath(QStringLiteral("/drafts/other-w4"), true);
+    QCOMPARE(view.sourcePath(), QStringLiteral("/drafts/bf16"));
+    QCOMPARE(view.outputPath(), QStringLiteral("/drafts/w4a16"));
 }
 
 QTEST_MAIN(TestGuiCompare)

@@ -4,6 +4,7 @@
 #include "core/demo/demodraft.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
+#include "views/compare/compareview.h"
 #include "views/document/document.h"
 #include "views/document/documentsnapshot.h"
 #include "views/tensors/tensorcolumns.h"
@@ -95,6 +96,9 @@ class TestGuiMainWindow : public QObject
         // Tensors first; the plan tab (and others) follow it.
         QCOMPARE(window.tabIds().value(0), QStringLiteral("tensors"));
         QVERIFY(window.tabIds().contains(QStringLiteral("plan")));
+        // A BF16 draft is offered as the Compare tab's source.
+        QCOMPARE(window.compareView()->sourcePath(), m_draft);
+        QVERIFY(window.compareView()->outputPath().isEmpty());
     }
 
     void selectShowsDetails()

@@ -5,6 +5,7 @@
 #include "core/audit/checker.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
+#include "views/compare/compareview.h"
 #include "views/document/document.h"
 #include "views/document/documentsnapshot.h"
 #include "views/plan/lintmodel.h"
@@ -95,6 +96,9 @@ class TestGuiQuantizedCheckpoint : public QObject
         QVERIFY(openAndWait(window, out));
         const auto snapshot = window.document()->snapshot();
         QVERIFY(snapshot && snapshot->isQuantized());
+        // A quantized draft is offered as the Compare tab's output, not as its source.
+        QCOMPARE(window.compareView()->outputPath(), QString::fromStdString(out.string()));
+        QVERIFY(window.compareView()->sourcePath().isEmpty());
 
         // The lint panel lists check's findings, none an error, and says why it is not the plan's lint.
         PlanTab* plan = window.planTab();

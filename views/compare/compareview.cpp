@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "views/compare/comparemodel.h"
 #include "views/compare/compareplot.h"
+#include "views/shared/checkpointpaths.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -36,6 +37,7 @@ QWidget* pathRow(QLineEdit* edit, QWidget* parent)
     auto* layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(edit);
+    new CheckpointDropFilter(edit);
     auto* browse = new QPushButton(CompareView::tr("Browse…"), row);
     QObject::connect(browse, &QPushButton::clicked, edit, [edit] {
         const auto dir = QFileDialog::getExistingDirectory(
@@ -56,7 +58,9 @@ CompareView::CompareView(QWidget* parent)
       m_model(new CompareModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)), m_plot(new ComparePlot(this))
 {
-    m_source->setPlaceholderText(tr("BF16 source checkpoint"));
+    m_source->setObjectName(QStringLiteral("compareSource"));
+    m_output->setObjectName(QStringLiteral("compareOutput"));
+    m_source->setPlaceholderText(tr("BF16 source checkpoint: type, browse or drop a folder"));
     m_output->setPlaceholderText(tr("quantized output of it (any compressed-tensors checkpoint)"));
     auto* form = new QFormLayout;
     form->addRow(tr("Source:"), pathRow(m_source, this));
@@ -102,6 +106,24 @@ void CompareView::setPaths(const QString& source, const QString& output)
 {
     m_source->setText(source);
     m_output->setText(output);
+}
+
+void CompareView::suggestPath(const QString& path, bool quantized)
+{
+    QLineEdit* field = quantized ? m_output : m_source;
+    if (field->text().trimmed().isEmpty()) {
+        field->setText(path);
+    }
+}
+
+QString CompareView::sourcePath() const
+{
+    return m_source->text();
+}
+
+QString CompareView::outputPath() const
+{
+    return m_output->text();
 }
 
 bool CompareView::isRunning() const

@@ -29,6 +29,11 @@ class CompareView : public QWidget
     ~CompareView() override;
 
     void setPaths(const QString& source, const QString& output);
+    /// @brief Puts @p path in the output field when @p quantized, else in the source field, unless that
+    /// field holds a path already (the draft just opened, offered without overwriting the user's choice).
+    void suggestPath(const QString& path, bool quantized);
+    QString sourcePath() const;
+    QString outputPath() const;
     /// @brief Starts comparing the two paths (validated first: both must exist).
     void startCompare();
     bool isRunning() const;

@@ -13,6 +13,7 @@
 #include "views/plan/plancontroller.h"
 #include "views/plan/plantab.h"
 #include "views/plan/summarybar.h"
+#include "views/shared/checkpointpaths.h"
 #include "views/shared/formatting.h"
 #include "views/shared/theme.h"
 #include "views/tensors/storedweightsection.h"
@@ -36,7 +37,6 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QProgressBar>
 #include <QScreen>
 #include <QSettings>
@@ -89,6 +89,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     // Two checkpoints side by side: a source and any quantized output of it (issue 15).
     m_compareView = new CompareView(m_tabs);
     addTab(QStringLiteral("compare"), m_compareView, tr("C&ompare"));
+    // The open draft is the likely source (or, when already quantized, the likely output) of a comparison.
+    connect(this, &MainWindow::documentLoaded, m_compareView, [this](const QString& path) {
+        const auto snapshot = m_document->snapshot();
+        m_compareView->suggestPath(path, snapshot && snapshot->isQuantized());
+    });
     connectSpeedModel();
     createActions();
     connect(m_loader, &CheckpointLoader::loaded, this, &MainWindow::onLoaded);
@@ -406,12 +411,7 @@ QStringList MainWindow::tabIds() const
 
 bool MainWindow::isOpenablePath(const QString& path)
 {
-    const QFileInfo info(path);
-    if (info.isDir()) {
-        return true;
-    }
-    return info.isFile() && (path.endsWith(QStringLiteral(".safetensors"), Qt::CaseInsensitive) ||
-                             path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive));
+    return isCheckpointPath(path);
 }
 
 QString MainWindow::dialogDirectory() const
@@ -708,22 +708,9 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QMainWindow::closeEvent(event);
 }
 
-namespace {
-
-// The one local path of a drag, or empty when it carries anything else.
-QString droppedPath(const QMimeData* mime)
-{
-    if (!mime || !mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().front().isLocalFile()) {
-        return {};
-    }
-    return mime->urls().front().toLocalFile();
-}
-
-} // namespace
-
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 {
-    if (isOpenablePath(droppedPath(event->mimeData()))) {
+    if (isOpenablePath(droppedLocalPath(event->mimeData()))) {
         event->acceptProposedAction();
     } else {
         event->ignore();
@@ -732,7 +719,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 
 void MainWindow::dropEvent(QDropEvent* event)
 {
-    const QString path = droppedPath(event->mimeData());
+    const QString path = droppedLocalPath(event->mimeData());
     if (!isOpenablePath(path)) {
         event->ignore();
         return;
