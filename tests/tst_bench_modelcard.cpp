@@ -1,4 +1,4 @@
-// renderModelCard: the README.md of an exported draft (issue 6 part 4).
+// renderModelCard: the README.md of an exported draft.
 #include "core/bench/benchcsv.h"
 #include "core/bench/benchimport.h"
 #include "core/bench/modelcard.h"

@@ -1,4 +1,4 @@
-// Issue 13: the sensitivity sweep (one pass, every legal candidate per decision unit) and the exact budget
+// The sensitivity sweep (one pass, every legal candidate per decision unit) and the exact budget
 // allocator (multiple-choice knapsack, whole Pareto frontier) whose result is an ordinary plan.
 #include "core/demo/demodraft.h"
 #include "core/export/exporter.h"

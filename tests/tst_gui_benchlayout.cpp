@@ -1,4 +1,4 @@
-// The Benchmarks tab's layout (issue 16, item 6): the results table shows every row in a 1200×700 window,
+// The Benchmarks tab's layout: the results table shows every row in a 1200×700 window,
 // the window keeps its size through imports, legends sit outside the axis rects, an arm keeps its colour
 // whatever the baseline, an empty plot says why, and a repeat seen twice names both sources.
 #include "core/demo/demodraft.h"

@@ -1,6 +1,6 @@
-// Issue 13 in the GUI: sweep in the background, the frontier plot, the budget slider applying plans as
-// undoable edits, the per-unit sweep table in the tensor detail panel, and the chosen plan exported and
-// verified through the GUI's export runner.
+// The budget allocator in the GUI: sweep in the background, the frontier plot, the budget slider applying
+// plans as undoable edits, the per-unit sweep table in the tensor detail panel, and the chosen plan exported
+// and verified through the GUI's export runner.
 #include "core/plan/planfile.h"
 #include "guitesthelpers.h"
 #include "views/bench/benchplot.h"

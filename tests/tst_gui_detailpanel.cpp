@@ -1,4 +1,4 @@
-// The Tensors tab's detail panel (issue 16, item 4): no stale "Analyzing…" after an analysis ends or a new
+// The Tensors tab's detail panel: no stale "Analyzing…" after an analysis ends or a new
 // draft opens, a centred hint when nothing is selected, module and layer rows shown as such, and the mouse
 // wheel over a histogram scrolling the panel.
 #include "core/plan/quantplan.h"

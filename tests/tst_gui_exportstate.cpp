@@ -1,4 +1,4 @@
-// The export dialog's state between attempts (issue 16 item 2): a new attempt clears the last result,
+// The export dialog's state between attempts: a new attempt clears the last result,
 // every refusal says what to do, and the inputs (Browse included) are locked while an export runs.
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"

@@ -1,4 +1,4 @@
-// Plan files in the desktop app (issue 16): File ▸ Save Plan / Open Plan, the modified mark in the title,
+// Plan files in the desktop app: File ▸ Save Plan / Open Plan, the modified mark in the title,
 // the save/discard/cancel prompt before unsaved edits are lost, a plan made for another draft, and the
 // status-bar and open-error wording.
 #include "core/demo/demodraft.h"
@@ -336,7 +336,7 @@ class TestGuiPlanFile : public QObject
         box->accept();
     }
 
-    // Issue 16 item 8: a long status message is not cut by the permanent summary.
+    // A long status message is not cut by the permanent summary.
     void statusMessageNotCutBySummary()
     {
         MainWindow window(quiet());
@@ -370,7 +370,7 @@ class TestGuiPlanFile : public QObject
         QVERIFY(!summaryText(window).isEmpty());
     }
 
-    // Issue 16 item 8: opening a file that is no safetensors file says so first.
+    // Opening a file that is no safetensors file says so first.
     void garbageFileSaysNotSafetensors()
     {
         MainWindow window(quiet());

@@ -1,4 +1,4 @@
-// Issue 15 "Audit any quantized draft", GUI part: an already-quantized draft opened in the main window shows
+// Auditing a quantized draft in the GUI: an already-quantized draft opened in the main window shows
 // `check`'s findings in the Plan tab's lint panel, each module's stored scheme in the Tensors tab, and a
 // histogram of a quantized module's dequantized weights in the detail panel.
 #include "audittesthelpers.h"

@@ -1,4 +1,4 @@
-// The speed model in the GUI (issue 14): the Benchmarks tab's panel on the bundled samples (a drafter time
+// The speed model in the GUI: the Benchmarks tab's panel on the bundled samples (a drafter time
 // in, k* per cell out of the panel's table), the GLM worked example with a quantized saving (table, plot,
 // the report the export attaches to the card), an inconsistent drafter time naming the cell, the drafter
 // kind from the open draft, and the Plan tab's summary predicting tok/s and k* for a plan.

@@ -1,4 +1,4 @@
-// The Tensors table at a glance (issue 16, item 3): rows without a result sort last in both orders, layers
+// The Tensors table at a glance: rows without a result sort last in both orders, layers
 // show their worst error and sort with it, rel. error has one spelling everywhere, the columns fit a
 // 1000-pixel window with Decision and Rel. error in view, and the Plan tab's modules show their error (a
 // fused set's combined error).

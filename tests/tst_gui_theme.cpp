@@ -1,4 +1,4 @@
-// Themes and contrast (issue 16, item 7): View ▸ Theme (System, Light, Dark; exclusive, remembered, live),
+// Themes and contrast: View ▸ Theme (System, Light, Dark; exclusive, remembered, live),
 // `--screenshot --theme`, and in the light and the dark theme a readable placeholder, preset plan entries
 // and unchecked check boxes, measured on rendered pixels (WCAG contrast ratio against the background).
 #include "guitesthelpers.h"

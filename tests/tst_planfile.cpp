@@ -1,4 +1,4 @@
-// Plan files (issue 16): the reader's errors name the file and field, a round trip is exact, and the CLI's
+// Plan files: the reader's errors name the file and field, a round trip is exact, and the CLI's
 // --save-plan / --plan-file write and read them through the real binary.
 #include "core/demo/demodraft.h"
 #include "core/io/ioerror.h"

@@ -1,4 +1,4 @@
-// The speed model of speed-model.md (issue 14): the GLM worked example of §5 from bench files that encode
+// The speed model of speed-model.md: the GLM worked example of §5 from bench files that encode
 // it, the invariants on the bundled samples (τ(k) is the mean acceptance length, D(k) the measured rate),
 // the verify fit from an arm without speculation, chain against block drafters, the plan's saving, ties,
 // the JSON keys, and inconsistent inputs as errors that name the cell.

@@ -1,4 +1,4 @@
-// `sparkulator-cli report --drafter-ms` end to end (issue 14): the GLM worked example of speed-model.md §5
+// `sparkulator-cli report --drafter-ms` end to end: the GLM worked example of speed-model.md §5
 // through the real binary (JSON, text, Markdown), the invariants on the bundled samples, the saving from a
 // plan of a demo draft (its streamed bytes and its architecture's drafter kind), and errors that name the
 // cell.

@@ -171,7 +171,7 @@ int runPerf(const std::vector<std::string>& argv)
                                        }));
     std::cout << ratioLine(cuda ? "analyze (cuda, end to end)" : "analyze", analyze, memory, file) << "\n";
 
-    // The sensitivity sweep: every product scheme on each row while it is in cache (issue 13's budget is
+    // The sensitivity sweep: every product scheme on each row while it is in cache (the goal:
     // at most 3x one analyze for all of them).
     std::vector<const WeightScheme*> sweepSchemes;
     std::vector<SchemeContext> sweepContexts;

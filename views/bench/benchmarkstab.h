@@ -29,11 +29,11 @@ class BenchPlotWidget;
 class BenchTableModel;
 class SpeedModelPanel;
 
-/// @brief The "Benchmarks" tab (issue 6): imports vLLM results, /metrics scrapes, CSV, server logs and
+/// @brief The "Benchmarks" tab: imports vLLM results, /metrics scrapes, CSV, server logs and
 /// llama-bench JSON by dialog or drag and drop, shows the per-cell statistics against a chosen baseline
 /// arm, the warnings (an acceptance collapse as a banner) and the four plots. Imports accumulate until
 /// cleared; every statistic comes from core's buildBenchReport(). The speed-model panel predicts tok/s
-/// against k from a drafter time (issue 14).
+/// against k from a drafter time.
 class BenchmarksTab : public QWidget
 {
     Q_OBJECT

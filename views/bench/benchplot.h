@@ -11,7 +11,7 @@ class QCPItemText;
 
 namespace spark {
 
-/// @brief The four benchmark plots (issue 6): shared by the Benchmarks tab and `sparkulator-cli report
+/// @brief The four benchmark plots: shared by the Benchmarks tab and `sparkulator-cli report
 /// --plot`.
 enum class BenchPlotKind {
     DecodeSpeed, ///< decode tok/s per prompt length, one line per arm, error bars = sample sd

@@ -16,7 +16,7 @@ class QTableWidget;
 
 namespace spark {
 
-/// @brief The speed-model panel of the Benchmarks tab (issue 14): the drafter time per verify cycle, the
+/// @brief The speed-model panel of the Benchmarks tab: the drafter time per verify cycle, the
 /// drafter kind and an optional drafter-time saving of a quantized draft; a table per cell (τ(k), T, t_D
 /// share, D(j), k*, and D′, k′*, measured and residual for a quantized draft) and a plot of predicted
 /// tok/s against k per arm with the measured points. Every number comes from core's computeSpeedModel();

@@ -21,7 +21,7 @@ namespace spark {
 
 class Checkpoint;
 
-/// @brief File ▸ Export (issue 5 §5): output folder, shard size, backend, the target pairing and
+/// @brief File ▸ Export: output folder, shard size, backend, the target pairing and
 /// benchmarks for the model card; runs the export and then verify in the background with progress and
 /// Cancel, and shows the verification. A cancelled or failed export leaves nothing behind (core's
 /// staging folder), so the dialog never deletes anything itself.

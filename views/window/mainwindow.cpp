@@ -86,7 +86,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     createBudget();
     m_benchmarksTab = new BenchmarksTab(m_tabs);
     addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
-    // Two checkpoints side by side: a source and any quantized output of it (issue 15).
+    // Two checkpoints side by side: a source and any quantized output of it.
     m_compareView = new CompareView(m_tabs);
     addTab(QStringLiteral("compare"), m_compareView, tr("C&ompare"));
     // The open draft is the likely source (or, when already quantized, the likely output) of a comparison.

@@ -157,7 +157,11 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
         compare->setPaths(request.checkpoint, request.compareWith);
         compare->startCompare();
         if (!comparing.wait(request.timeoutMs)) {
-            *error = compare->statusText();
+            *error = compare->isRunning()
+                         ? QApplication::translate("spark::Screenshot",
+                                                   "%1: the comparison did not finish in time")
+                               .arg(request.compareWith)
+                         : compare->statusText();
             return kExitError;
         }
     }
