@@ -174,11 +174,17 @@ void SummaryBar::update()
                    "draft");
     }
     m_timing->setText(text);
+    // The speed model's conditions run to several lines: they sit on the predictions they qualify (a
+    // tooltip), so that the plan's tables keep their height in a 700-pixel window.
     if (!p.assumption.empty()) {
         m_assumption->setText(QString::fromStdString(p.assumption) +
-                              (speed.assumption.isEmpty() ? QString() : QLatin1Char(' ') + speed.assumption));
+                              (speed.assumption.isEmpty()
+                                   ? QString()
+                                   : QLatin1Char(' ') + tr("The decode predictions rest on the speed model's "
+                                                           "conditions: hover over them to read them.")));
     }
     if (!speed.text.isEmpty()) {
+        m_speed->setToolTip(speed.assumption);
         m_speed->setText(speed.text);
         m_speed->setStyleSheet(speed.error ? QStringLiteral("QLabel { color: #d93025; }") : QString());
         m_speed->show();

@@ -16,7 +16,8 @@ struct QuantPlan;
 /// core's timing prediction (drafter-time saving, decode speedup) from inputs the user can edit: a
 /// measured drafter step, a measured decode cycle, or a device preset's bandwidth. States the model's
 /// assumption in words, so a number is never shown without what it rests on. With benchmarks of the
-/// unquantized draft it also predicts decode tok/s and the best k for the plan (core's speed model).
+/// unquantized draft it also predicts decode tok/s and the best k for the plan (core's speed model),
+/// whose conditions are the predictions' tooltip.
 class SummaryBar : public QWidget
 {
     Q_OBJECT
