@@ -28,6 +28,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 
 step "configure (Release, SPARK_CUDA=ON)"
 rm -rf "$BUILD"
+mkdir -p "$(dirname "$BUILD")" # build/ is not part of a fresh checkout
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 timeout 120 cmake -S . -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DSPARK_CUDA=ON \

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
-  nlohmann-json3-dev libqcustomplot-dev libhwy-dev libboost-math-dev
+  nlohmann-json3-dev libqcustomplot-dev libhwy-dev libboost-math-dev libeigen3-dev
   xdg-utils
 )
 

@@ -128,7 +128,7 @@ fi
 # Runtime libraries with everything they depend on, then headers and CMake packages without their
 # dependencies (qt6-base-dev would pull the GUI, GL and Vulkan stacks), qmake6 for Qt's mkspecs.
 runtime=(libc6 libgcc-s1 libstdc++6 libqt6core6 libqt6test6 libhwy1)
-headers=(qt6-base-dev:arm64 qmake6:arm64 libhwy-dev:arm64 libboost1.74-dev:arm64 nlohmann-json3-dev)
+headers=(qt6-base-dev:arm64 qmake6:arm64 libhwy-dev:arm64 libboost1.74-dev:arm64 nlohmann-json3-dev libeigen3-dev)
 mapfile -t closure < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
   --no-replaces --no-enhances "${runtime[@]/%/:arm64}" | grep -E '^[a-z0-9][^ <>]*:arm64$' | sort -u)
 [ ${#closure[@]} -gt 5 ] || fail "apt-cache depends found no arm64 packages (apt-get update?)"

@@ -2,6 +2,7 @@
 // plans as undoable edits, the per-unit sweep table in the tensor detail panel, and the chosen plan exported
 // and verified through the GUI's export runner.
 #include "core/plan/planfile.h"
+#include "core/quant/analyzer.h"
 #include "guitesthelpers.h"
 #include "views/bench/benchplot.h"
 #include "views/bench/benchplotqcp.h"
@@ -10,9 +11,16 @@
 #include "views/plan/budgetpanel.h"
 #include "views/plan/frontierplot.h"
 #include "views/plan/plancontroller.h"
+#include "views/plan/planmodulemodel.h"
+#include "views/plan/plantab.h"
 #include "views/plan/sweepjob.h"
+#include "views/shared/formatting.h"
+#include "views/tensors/tensorcolumns.h"
+#include "views/tensors/tensoritemmodel.h"
 #include "views/tensors/tensorsview.h"
 #include "views/tensors/tensorsweepsection.h"
+#include "views/tensors/tensortablemodel.h"
+#include "views/tensors/tensortreemodel.h"
 #include "views/window/mainwindow.h"
 
 #include <QCheckBox>
@@ -23,7 +31,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 
 using namespace spark;
 using namespace spark::test;
@@ -71,6 +82,12 @@ class TestGuiBudget : public QObject
         QVERIFY(!panel->budgetSlider()->isEnabled());
         // Before a sweep the plot says what to do instead of showing bare axes.
         QVERIFY(BenchPlot::emptyNote(*panel->frontierPlot()->plot()));
+        // ... and no made-up axis numbers (QCustomPlot's default range showed -1..6).
+        for (const auto* axis :
+             {panel->frontierPlot()->plot()->xAxis, panel->frontierPlot()->plot()->yAxis}) {
+            QVERIFY(!axis->tickLabels());
+            QVERIFY(axis->range().lower >= 0);
+        }
 
         // The sweep runs in the background and reports progress.
         QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
@@ -88,6 +105,12 @@ class TestGuiBudget : public QObject
         // The frontier, the presets that fit this sweep and the current plan are drawn.
         QVERIFY(panel->frontierPlot()->plot()->graphCount() >= 3);
         QVERIFY(!BenchPlot::emptyNote(*panel->frontierPlot()->plot()));
+        for (const auto* axis :
+             {panel->frontierPlot()->plot()->xAxis, panel->frontierPlot()->plot()->yAxis}) {
+            QVERIFY(axis->tickLabels());
+            // Bytes, milliseconds and errors are never negative: at most the padding below a point on zero.
+            QVERIFY(axis->range().lower >= -0.06 * axis->range().size());
+        }
 
         // The detail panel shows the sweep of the current tensor's unit.
         const auto& unit = panel->sweep()->units.back();
@@ -181,6 +204,226 @@ class TestGuiBudget : public QObject
         QVERIFY(readPlanFile(file).budget == options.budget);
         window.planController()->addEntry(EntryKind::Scheme, QStringLiteral("re:.*down_proj=W8A16"));
         QVERIFY(!window.planController()->planOptions().budget.has_value());
+    }
+
+    // After a budget plan every quantized module's Rel. error is its planned scheme's, exactly what
+    // `analyze --scheme` of that scheme gives (a fused set: its members' sums together), not the analysis
+    // bar's W4A16; without a sweep or a matching analysis the cell names the scheme not measured yet.
+    void plannedSchemeErrors()
+    {
+        MainWindow window(quiet());
+        QVERIFY(openAndWait(window, m_draft));
+        BudgetPanel* panel = window.budgetPanel();
+        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
+        panel->startSweep();
+        QVERIFY(finished.wait(60000));
+        const int points = static_cast<int>(panel->allocator()->frontier().size());
+        const WeightScheme* analysisScheme = &window.analysisPanel()->scheme();
+        // The frontier point with most schemes other than the analysis bar's: the case the column got wrong.
+        int best = -1;
+        std::size_t bestOthers = 0;
+        for (int i = 0; i < points; ++i) {
+            std::set<const WeightScheme*> others;
+            for (const auto& choice : panel->allocator()->atFrontier(static_cast<std::size_t>(i)).units) {
+                if (choice.scheme->quantizes() && choice.scheme != analysisScheme) {
+                    others.insert(choice.scheme);
+                }
+            }
+            if (best < 0 || others.size() > bestOthers) {
+                best = i;
+                bestOthers = others.size();
+            }
+        }
+        QVERIFY(bestOthers > 0);
+        if (panel->budgetSlider()->value() == best) { // setValue() of the same value applies nothing
+            panel->budgetSlider()->setValue(best == 0 ? 1 : best - 1);
+        }
+        panel->budgetSlider()->setValue(best);
+        window.planController()->recomputeNow();
+        QVERIFY(planMatches(window, *panel, panel->appliedPoint()));
+        const auto plan = window.planController()->plan();
+        QVERIFY(plan);
+
+        // What `analyze --scheme S` says for each scheme the plan uses, by tensor.
+        const auto checkpoint = Checkpoint::open(m_draft.toStdString());
+        std::map<std::string, std::string> fusedSetOf;
+        for (const auto& m : plan->modules) {
+            fusedSetOf[m.weightTensor] = m.vllmName;
+        }
+        std::map<const WeightScheme*, std::map<std::string, TensorErrorStats>> analyzed;
+        for (const auto* scheme : plan->schemesUsed()) {
+            AnalyzeOptions options;
+            options.scheme = scheme;
+            options.fusedSetOf = fusedSetOf;
+            for (const auto& t : analyzeCheckpoint(checkpoint, options)) {
+                if (t.stats) {
+                    analyzed[scheme][t.name] = *t.stats;
+                }
+            }
+        }
+        PlanModuleModel* model = window.planTab()->moduleModel();
+        int checked = 0;
+        for (const auto& m : plan->modules) {
+            if (m.decision != PlanDecision::Quantize) {
+                continue;
+            }
+            double sqNorm = 0;
+            double sqErr = 0;
+            for (const auto& other : plan->modules) {
+                if (other.vllmName == m.vllmName) { // the module itself, or every member of its fused set
+                    const auto& stats = analyzed[m.scheme].at(other.weightTensor);
+                    sqNorm += stats.sqNorm;
+                    sqErr += stats.sqErr.value_or(0.0);
+                }
+            }
+            const double expected = std::sqrt(sqErr / sqNorm);
+            const int row = model->rowOf(QString::fromStdString(m.name));
+            QVERIFY(row >= 0);
+            const auto shown = model->relError(row);
+            QVERIFY2(shown, m.name.c_str());
+            QVERIFY2(std::abs(*shown - expected) <= 1e-9 * std::max(1.0, expected),
+                     qPrintable(QStringLiteral("%1 (%2): shown %3, analyze %4")
+                                    .arg(QString::fromStdString(m.name), schemeText(*m.scheme))
+                                    .arg(*shown)
+                                    .arg(expected)));
+            QCOMPARE(model->errorScheme(row), m.scheme);
+            // The tensors view shows the same error on the module's weight, in the flat list and the tree
+            // (no analysis ran: every quantized module's error is the sweep's, of its fused set).
+            for (TensorItemModel* tensors :
+                 {static_cast<TensorItemModel*>(window.tensorsView()->flatModel()),
+                  static_cast<TensorItemModel*>(window.tensorsView()->treeModel())}) {
+                const QModelIndex cell = tensors->indexOfTensor(QString::fromStdString(m.weightTensor))
+                                             .siblingAtColumn(TensorColumns::RelError);
+                const QVariant value = cell.data(TensorColumns::SortRole);
+                QVERIFY2(value.isValid(), m.weightTensor.c_str());
+                QVERIFY2(std::abs(value.toDouble() - expected) <= 1e-9 * std::max(1.0, expected),
+                         qPrintable(QStringLiteral("tensors view, %1 (%2): shown %3, analyze %4")
+                                        .arg(QString::fromStdString(m.weightTensor), schemeText(*m.scheme))
+                                        .arg(value.toDouble())
+                                        .arg(expected)));
+                QCOMPARE(cell.data().toString(), formatRelError(expected));
+                QVERIFY2(cell.data(Qt::ToolTipRole).toString().contains(schemeText(*m.scheme)),
+                         qPrintable(cell.data(Qt::ToolTipRole).toString()));
+            }
+            ++checked;
+        }
+        QVERIFY(checked > 0);
+
+        // Without the sweep, modules planned for another scheme than the analysis' say so.
+        model->setSweep(nullptr);
+        int unmeasured = 0;
+        for (const auto& m : plan->modules) {
+            if (m.decision == PlanDecision::Quantize && m.scheme != analysisScheme) {
+                const int row = model->rowOf(QString::fromStdString(m.name));
+                QCOMPARE(model->unmeasuredScheme(row), m.scheme);
+                QVERIFY(!model->relError(row));
+                const auto text = model->index(row, PlanModuleModel::RelError).data().toString();
+                QVERIFY2(text.contains(schemeText(*m.scheme)), qPrintable(text));
+                ++unmeasured;
+            }
+        }
+        QVERIFY(unmeasured > 0);
+
+        // The tensors view without the sweep: no analysis either, so every quantized weight says which
+        // scheme is not measured, and a kept one says nothing.
+        TensorsView* tensors = window.tensorsView();
+        tensors->setSweep(nullptr);
+        const auto tensorCell = [&](const std::string& tensor) {
+            return tensors->flatModel()
+                ->indexOfTensor(QString::fromStdString(tensor))
+                .siblingAtColumn(TensorColumns::RelError);
+        };
+        for (const auto& m : plan->modules) {
+            if (!m.isLinear()) {
+                continue;
+            }
+            const QString text = tensorCell(m.weightTensor).data().toString();
+            if (m.decision == PlanDecision::Quantize) {
+                QCOMPARE(text, QStringLiteral("not measured: %1").arg(schemeText(*m.scheme)));
+            } else {
+                QVERIFY2(text.isEmpty(), qPrintable(text));
+            }
+        }
+
+        // After analyze (F5) under the toolbar's scheme, the modules planned with it show the analysis' own
+        // error of their weight; the others still say they are not measured.
+        QVERIFY(analyzeAndWait(window));
+        AnalyzeOptions options;
+        options.scheme = analysisScheme;
+        std::map<std::string, double> own;
+        for (const auto& t : analyzeCheckpoint(checkpoint, options)) {
+            if (t.stats && t.stats->relErr) {
+                own[t.name] = *t.stats->relErr;
+            }
+        }
+        const PlannedModule* single = nullptr; // a quantized Linear outside any fused set
+        for (const auto& m : plan->modules) {
+            if (m.decision != PlanDecision::Quantize) {
+                continue;
+            }
+            const QModelIndex cell = tensorCell(m.weightTensor);
+            if (m.scheme == analysisScheme) {
+                QVERIFY2(std::abs(cell.data(TensorColumns::SortRole).toDouble() - own.at(m.weightTensor)) <=
+                             1e-9 * std::max(1.0, own.at(m.weightTensor)),
+                         m.weightTensor.c_str());
+            } else {
+                QCOMPARE(cell.data().toString(),
+                         QStringLiteral("not measured: %1").arg(schemeText(*m.scheme)));
+            }
+            if (m.isLinear() && m.fusedGroup.empty() && !single) {
+                single = &m;
+            }
+        }
+        // The budget plan may give no module the analysis' scheme: plan one for it, and it shows the
+        // analysis.
+        QVERIFY(single);
+        const std::string weight = single->weightTensor;
+        QString message;
+        QVERIFY2(window.planController()->setModuleScheme(QString::fromStdString(single->name),
+                                                          schemeText(*analysisScheme), &message),
+                 qPrintable(message));
+        window.planController()->recomputeNow();
+        const double expected = own.at(weight);
+        const QModelIndex cell = tensorCell(weight);
+        QVERIFY2(std::abs(cell.data(TensorColumns::SortRole).toDouble() - expected) <=
+                     1e-9 * std::max(1.0, expected),
+                 qPrintable(cell.data().toString()));
+        QCOMPARE(cell.data().toString(), formatRelError(expected));
+        QVERIFY(!cell.data(Qt::ToolTipRole).isValid());
+    }
+
+    // At the default window size the "what changed" table shows at least five rows and scheme names in full.
+    void changesTableReadsAt1200x700()
+    {
+        MainWindow window(quiet());
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(openAndWait(window, m_draft));
+        QVERIFY(window.showTab(QStringLiteral("budget")));
+        BudgetPanel* panel = window.budgetPanel();
+        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
+        panel->startSweep();
+        QVERIFY(finished.wait(60000));
+        // From the cheapest plan to the most accurate one: many units change at once.
+        panel->budgetSlider()->setValue(0);
+        panel->budgetSlider()->setValue(panel->budgetSlider()->maximum());
+        QTableWidget* table = panel->changesTable();
+        QVERIFY(table->rowCount() >= 5);
+        QCoreApplication::processEvents();
+        const QRect viewport = table->viewport()->rect();
+        for (int row = 0; row < 5; ++row) {
+            QVERIFY2(viewport.contains(table->visualItemRect(table->item(row, 0))),
+                     qPrintable(QStringLiteral("row %1 is cut off").arg(row)));
+        }
+        const QFontMetrics metrics(table->font());
+        for (int row = 0; row < table->rowCount(); ++row) {
+            for (int column = 1; column < table->columnCount(); ++column) {
+                const QString text = table->item(row, column)->text();
+                QVERIFY2(metrics.horizontalAdvance(text) < table->columnWidth(column),
+                         qPrintable(QStringLiteral("'%1' is elided").arg(text)));
+            }
+        }
     }
 
     void cancelAndReopen()

@@ -297,7 +297,13 @@ class TestGuiMainWindow : public QObject
         QVERIFY(openAndWait(window, m_draft));
         const QModelIndex reopened = window.tensorsView()->flatModel()->indexOfTensor(name);
         QVERIFY(!reopened.siblingAtColumn(TensorColumns::MaxError).data().isValid());
-        QVERIFY(!reopened.siblingAtColumn(TensorColumns::RelError).data().isValid());
+        // No error value: the plan quantizes fc and nothing measured its scheme yet, which the cell says.
+        QVERIFY(!reopened.siblingAtColumn(TensorColumns::RelError).data(TensorColumns::SortRole).isValid());
+        QVERIFY2(reopened.siblingAtColumn(TensorColumns::RelError)
+                     .data()
+                     .toString()
+                     .startsWith(QStringLiteral("not measured: ")),
+                 qPrintable(reopened.siblingAtColumn(TensorColumns::RelError).data().toString()));
         QVERIFY(reopened.siblingAtColumn(TensorColumns::Decision).data().toString() !=
                 QStringLiteral("stale"));
     }
@@ -335,6 +341,7 @@ class TestGuiMainWindow : public QObject
         ScreenshotRequest request;
         request.checkpoint = QString::fromStdString(demoSource(root, "glm-dspark").string());
         request.sweep = true;
+        request.budgetPoint = 0.5; // applies a budget plan: the "what changed" table has rows
         request.compareWith = QString::fromStdString(exported.string());
         for (const auto& tab : {QStringLiteral("budget"), QStringLiteral("compare")}) {
             request.tab = tab;
@@ -350,6 +357,14 @@ class TestGuiMainWindow : public QObject
         QString error;
         QCOMPARE(renderScreenshot(request, &error), 2);
         QVERIFY2(error.contains(QStringLiteral("no-such-output")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(request.output));
+
+        // A budget point needs the sweep's frontier.
+        request.compareWith.clear();
+        request.sweep = false;
+        request.output = path(QStringLiteral("budget-without-sweep.png"));
+        QCOMPARE(renderScreenshot(request, &error), 2);
+        QVERIFY2(error.contains(QStringLiteral("--budget-point")), qPrintable(error));
         QVERIFY(!QFileInfo::exists(request.output));
     }
 

@@ -132,6 +132,7 @@ class TestPlan : public QObject
     void cliMatch();
     void cliPlanJson();
     void cliPlanFusedError();
+    void eagle3ShallowHeadWarns();
     void everyFindingHasARule();
     void commandLine();
 };
@@ -703,6 +704,37 @@ void TestPlan::cliPlanFusedError()
     const auto invalid = test::runCli({"plan", out, "--ignore", "re:[", "--json"});
     QCOMPARE(invalid.exitCode, 2);
     QVERIFY(invalid.err.find("at position") != std::string::npos);
+}
+
+// A one-layer EAGLE-3 head at int4 (the auto preset) must say so, with the remedies; at 8 bits it is quiet.
+void TestPlan::eagle3ShallowHeadWarns()
+{
+    const auto plan = planFor("llama-eagle3", DemoScale::Tiny);
+    QCOMPARE(plan.preset, std::string("eagle3"));
+    const auto it = std::find_if(plan.lint.begin(), plan.lint.end(),
+                                 [](const LintFinding& f) { return f.id == "eagle3-shallow-int4"; });
+    QVERIFY(it != plan.lint.end());
+    QCOMPARE(it->severity, LintSeverity::Warning);
+    QVERIFY2(it->message.find("eagle3-int8") != std::string::npos, it->message.c_str());
+    QVERIFY2(it->message.find("sparkulator-cli acceptance") != std::string::npos, it->message.c_str());
+    QVERIFY(contains(it->modules, "midlayer.mlp.down_proj"));
+    QVERIFY(plan.errors.empty()); // a warning, not a refusal
+
+    QVERIFY(
+        !planFor("llama-eagle3", DemoScale::Tiny, {.preset = "eagle3-int8"}).hasLint("eagle3-shallow-int4"));
+    QVERIFY(!planFor("qwen3-dflash", DemoScale::Tiny).hasLint("eagle3-shallow-int4"));
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto out = dir.filePath(QStringLiteral("draft")).toStdString();
+    QCOMPARE(test::runCli({"demo", "--arch", "llama-eagle3", "--out", out}).exitCode, 0);
+    const auto run = test::runCli({"plan", out});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.find("eagle3-shallow-int4") != std::string::npos, run.out.c_str());
+    const auto card = test::runCli({"card", out});
+    QCOMPARE(card.exitCode, 0);
+    QVERIFY2(card.out.find("sparkulator-cli acceptance") != std::string::npos, card.out.c_str());
+    QVERIFY2(card.out.find("eagle3-int8") != std::string::npos, card.out.c_str());
 }
 
 // The GUI's tooltips and the CLI explain findings by rule id: every finding of every architecture,

@@ -3,6 +3,7 @@
 #include "budgetplan.h"
 
 #include "core/plan/budgetallocator.h"
+#include "core/plan/sensitivityalpha.h"
 #include "format.h"
 #include "progressbar.h"
 #include "sweeptext.h"
@@ -32,12 +33,29 @@ std::uint64_t budgetBytes(const std::string& text, std::uint64_t presetBytes)
     return text == "preset" ? presetBytes : parseByteSize(text);
 }
 
+/// The α rules: those of --alpha-from's sensitivity file first, then --alpha's (later rules win, so an
+/// explicit --alpha overrides a measured unit).
+std::vector<std::string> alphaRules(const Args& args)
+{
+    std::vector<std::string> rules;
+    if (const auto file = args.value("alpha-from")) {
+        try {
+            rules = alphaRulesFromSensitivity(readSensitivityFile(*file));
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--alpha-from: ") + e.what());
+        }
+    }
+    const auto explicitRules = args.values("alpha");
+    rules.insert(rules.end(), explicitRules.begin(), explicitRules.end());
+    return rules;
+}
+
 } // namespace
 
 const std::vector<std::string>& budgetOptionNames()
 {
-    static const std::vector<std::string> names{"budget",     "budget-file", "budget-ms",
-                                                "candidates", "alpha",       "threads"};
+    static const std::vector<std::string> names{"budget", "budget-file", "budget-ms", "candidates",
+                                                "alpha",  "alpha-from",  "threads"};
     return names;
 }
 
@@ -55,7 +73,7 @@ bool budgetRequested(const Args& args)
         throw UsageError("--budget, --budget-file and --budget-ms exclude each other");
     }
     if (given == 0) {
-        for (const auto& name : {"candidates", "alpha"}) {
+        for (const auto& name : {"candidates", "alpha", "alpha-from"}) {
             if (args.value(name)) {
                 throw UsageError(std::string("--") + name + " needs --budget, --budget-file or --budget-ms");
             }
@@ -92,10 +110,12 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
             throw UsageError("--budget-ms must be positive");
         }
     }
+    // Read before the sweep: a bad sensitivity file fails at once.
+    const auto rules = alphaRules(args);
     auto sweep = sweepCheckpoint(checkpoint, sweepOptions, stderrProgress("sweep"));
     std::vector<double> alphas;
     try {
-        alphas = resolveAlphas(sweep, args.values("alpha"));
+        alphas = resolveAlphas(sweep, rules);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -131,7 +151,7 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
         record.budgetMs = args.number("budget-ms", 0);
     }
     record.weightedError = allocation->point.weightedError;
-    record.alpha = args.values("alpha");
+    record.alpha = rules;
     if (const auto list = args.value("candidates")) {
         for (const auto* scheme : sweepOptions.candidates) {
             record.candidates.emplace_back(scheme->name);

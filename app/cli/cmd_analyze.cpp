@@ -1,4 +1,5 @@
-// `analyze PATH [--scheme SCHEME | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=SCHEME]... [plan options]
+// `analyze PATH [--scheme SCHEME | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=SCHEME]...
+// [--rounding METHOD] [--rounding ENTRY=METHOD]... [plan options]
 // [--threads N] [--backend auto|cpu|cuda] [--json]`: what a data-free scheme would cost in accuracy for every
 // eligible weight, without writing anything. Rules ENTRY=SCHEME measure each module under the scheme the plan
 // gives it; NVFP4 fused sets share their global scale as in an export.
@@ -41,6 +42,13 @@ nlohmann::ordered_json histogramJson(const FixedHistogram& h)
     return {{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}};
 }
 
+/// "W4A16", or "W4A16 mse" under a rounding other than rtn.
+std::string schemeText(const TensorAnalysis& a)
+{
+    return std::string(a.scheme->name) +
+           (a.rounding && a.rounding != &rtnRounding() ? " " + std::string(a.rounding->name) : "");
+}
+
 nlohmann::ordered_json statsJson(const TensorAnalysis& a)
 {
     const auto& s = *a.stats;
@@ -48,6 +56,7 @@ nlohmann::ordered_json statsJson(const TensorAnalysis& a)
     t["name"] = a.name;
     t["dtype"] = dtypeName(a.dtype);
     t["scheme"] = a.scheme ? a.scheme->name : "";
+    t["rounding"] = a.rounding ? a.rounding->name : "";
     t["shape"] = a.shape;
     t["rel_err"] = optionalNumber(s.relErr);
     t["max_abs_err"] = optionalNumber(s.maxAbsErr);
@@ -95,6 +104,10 @@ int runAnalyze(const std::vector<std::string>& argv)
         }
     }
     planOptions.schemes = rules;
+    // --rounding METHOD measures everything under METHOD (errors under the searched scales); --rounding
+    // ENTRY=METHOD rules apply to the modules the plan quantizes, as in an export.
+    options.rounding = findRoundingMethod(planOptions.rounding);
+    const bool roundingRules = !planOptions.roundings.empty();
     options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 4096));
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
     std::vector<TensorInfo> infos;
@@ -102,7 +115,7 @@ int runAnalyze(const std::vector<std::string>& argv)
         infos.push_back(t.info);
     }
     const auto plan = makePlan(checkpoint.config(), infos, planOptions);
-    if (!rules.empty() && !plan.errors.empty()) {
+    if ((!rules.empty() || roundingRules) && !plan.errors.empty()) {
         throw UsageError("plan error: " + plan.errors.front());
     }
     std::vector<const WeightScheme*> schemes{options.scheme};
@@ -114,6 +127,9 @@ int runAnalyze(const std::vector<std::string>& argv)
         if (!rules.empty() && m.decision == PlanDecision::Quantize) {
             options.tensorSchemes[m.weightTensor] = m.scheme;
             schemes.push_back(m.scheme);
+        }
+        if (roundingRules && m.decision == PlanDecision::Quantize) {
+            options.tensorRoundings[m.weightTensor] = m.rounding;
         }
     }
     const auto backend = backendFrom(args);
@@ -137,6 +153,7 @@ int runAnalyze(const std::vector<std::string>& argv)
                          {"symmetric", options.scheme->family != SchemeFamily::IntAsymmetric},
                          {"format", options.scheme->format},
                          {"mode", "ct-compat"}};
+        out["rounding"] = options.rounding->name;
         out["tensors"] = nlohmann::json::array();
         for (const auto& a : results) {
             if (a.stats) {
@@ -153,12 +170,15 @@ int runAnalyze(const std::vector<std::string>& argv)
     } else {
         std::cout << "scheme: " << options.scheme->name << ": " << options.scheme->summary
                   << (rules.empty() ? "" : "; modules the rules assign are measured under their scheme")
+                  << "\nrounding: " << options.rounding->name << ": " << options.rounding->summary
+                  << (roundingRules ? "; modules the rounding rules assign are measured under their method"
+                                    : "")
                   << "\n\n";
         Table table({"name", "shape", "scheme", "rel_err", "max_abs_err", "p95_abs_err", "snr_db"});
         for (const auto& a : results) {
             if (!a.stats) {
-                table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(),
-                           std::string(a.scheme->name), "error", "", "", ""});
+                table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), schemeText(a),
+                           "error", "", "", ""});
                 continue;
             }
             const auto& s = *a.stats;
@@ -166,9 +186,9 @@ int runAnalyze(const std::vector<std::string>& argv)
             if (!s.relErr && s.dequantNonFinite > 0) {
                 rel = "inf (" + std::to_string(s.dequantNonFinite) + " non-finite)";
             }
-            table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(),
-                       std::string(a.scheme->name), rel, optionalText(s.maxAbsErr, 3, true),
-                       optionalText(s.p95AbsErr, 3, true), optionalText(s.snrDb, 2)});
+            table.add({a.name, TensorInfo{a.name, a.dtype, a.shape, 0, 0}.shapeText(), schemeText(a), rel,
+                       optionalText(s.maxAbsErr, 3, true), optionalText(s.p95AbsErr, 3, true),
+                       optionalText(s.snrDb, 2)});
         }
         table.print(std::cout);
     }

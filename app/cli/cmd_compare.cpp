@@ -24,6 +24,21 @@ std::string errorText(const std::optional<double>& value, std::uint64_t nonFinit
     return text;
 }
 
+/// JSON readers expect a boolean: true/false, and null where bit-exactness was not checked (copies,
+/// schemes the product cannot encode). The text table keeps the words yes/no/n/a.
+nlohmann::json bitExactJson(BitExactness value)
+{
+    switch (value) {
+    case BitExactness::Yes:
+        return true;
+    case BitExactness::No:
+        return false;
+    case BitExactness::NotChecked:
+        break;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 int runCompare(const std::vector<std::string>& argv)
@@ -55,7 +70,7 @@ int runCompare(const std::vector<std::string>& argv)
             row["bits_per_weight"] = m.outputBitsPerWeight;
             row["rel_err"] = m.relErr ? nlohmann::json(*m.relErr) : nlohmann::json();
             row["max_abs_err"] = m.maxAbsErr ? nlohmann::json(*m.maxAbsErr) : nlohmann::json();
-            row["bit_exact"] = bitExactnessName(m.bitExact);
+            row["bit_exact"] = bitExactJson(m.bitExact);
             row["detail"] = m.detail;
             out["modules"].push_back(row);
         }

@@ -1,6 +1,8 @@
-// `demo --arch ARCH [--scale tiny|full] --out DIR [--seed N]`: writes a synthetic draft.
+// `demo --arch ARCH [--scale tiny|full] --out DIR [--seed N] [--capture DIR [--capture-samples N]
+// [--capture-length T]]`: writes a synthetic draft and, when asked, a synthetic capture for it.
 #include "args.h"
 #include "command.h"
+#include "core/demo/democapture.h"
 #include "core/demo/demodraft.h"
 #include "format.h"
 #include "progressbar.h"
@@ -12,7 +14,9 @@ namespace spark::cli {
 
 int runDemo(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {}, {"arch", "scale", "out", "seed", "threads", "max-shard-size"});
+    const Args args(argv, {},
+                    {"arch", "scale", "out", "seed", "threads", "max-shard-size", "capture",
+                     "capture-samples", "capture-length"});
     args.expectPositional(0);
     const auto arch = args.value("arch");
     const auto out = args.value("out");
@@ -41,6 +45,18 @@ int runDemo(const std::vector<std::string>& argv)
     std::cout << "wrote " << draft.arch << " (" << scaleText << ", synthetic weights, seed " << options.seed
               << "): " << draft.tensors.size() << " tensors, " << formatBytes(draft.totalBytes()) << " to "
               << *out << "\n";
+    if (const auto capture = args.value("capture")) {
+        DemoCaptureOptions captureOptions;
+        captureOptions.seed = options.seed;
+        captureOptions.threads = options.threads;
+        captureOptions.samples = args.integer("capture-samples", 4, 1, 100000);
+        captureOptions.length = args.integer("capture-length", 96, 24, 1'000'000);
+        captureOptions.progress = stderrProgress("demo capture");
+        writeDemoCapture(draft, *out, *capture, captureOptions);
+        std::cout << "wrote a synthetic capture (" << captureOptions.samples << " samples of "
+                  << captureOptions.length << " tokens, tokens replayed from the BF16 draft) to " << *capture
+                  << "\n";
+    }
     return kExitOk;
 }
 

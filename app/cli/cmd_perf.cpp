@@ -7,11 +7,13 @@
 #include "command.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
+#include "core/quant/roundingsearch.h"
 #include "core/quant/rtnkernels.h"
 #include "core/quant/schemecodec.h"
 #include "core/quant/schemesweep.h"
 #include "core/util/parallel.h"
 #include "format.h"
+#include "perfforward.h"
 
 #include <atomic>
 #include <chrono>
@@ -131,7 +133,8 @@ std::string ratioLine(const char* name, double gbps, double memory, double file)
 
 int runPerf(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames{"size", "threads", "scheme"};
+    std::vector<std::string> optionNames{"size",   "threads", "scheme",  "rounding", "forward",
+                                         "target", "k",       "anchors", "context"};
     optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
     const Args args(argv, {}, optionNames);
     args.expectPositional(0, 0);
@@ -140,6 +143,9 @@ int runPerf(const std::vector<std::string>& argv)
         throw UsageError("--size must be in (0, 64] GiB");
     }
     const unsigned threads = resolveThreads(static_cast<int>(args.integer("threads", 0, 0, 4096)));
+    if (args.value("forward")) {
+        return runForwardPerf(args, threads);
+    }
     const auto backend = backendFrom(args);
     const auto rows = std::max<std::size_t>(1, static_cast<std::size_t>(gib * (1ull << 30) / 2 / kCols));
     const std::uint64_t bytes = rows * kCols * 2;
@@ -224,6 +230,29 @@ int runPerf(const std::vector<std::string>& argv)
                         }));
         std::cout << "quantize+pack " << s->name << ": " << formatFixed(gbps, 2) << " GB/s ("
                   << formatFixed(gbps / quantize, 2) << " of W4A16)\n";
+    }
+    // Rounding methods that search: the search plus the encode under its ranges (what export runs), on a
+    // slice small enough to finish in seconds, against W4A16 RTN quantize+pack of the same run.
+    for (const auto& name : args.values("rounding")) {
+        const auto* method = findRoundingMethod(name);
+        if (!method || !method->searches()) {
+            throw UsageError("--rounding '" + name + "': a searching rounding method (mse, range)");
+        }
+        const auto& w4 = *intSymmetricScheme(4, 128);
+        WeightRows slice = weights;
+        slice.rowCount = std::min<std::size_t>(rows, (std::size_t{16} << 20) / 2 / kCols);
+        const std::uint64_t sliceBytes = slice.rowCount * kCols * 2;
+        std::vector<std::vector<std::byte>> parts;
+        const auto start = std::chrono::steady_clock::now();
+        SchemeContext context;
+        context.ranges = searchRanges(*method, w4, slice, threads);
+        w4.codec()->encode(slice, context, parts, cpuBackend(), threads);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double gbps = gbPerSecond(sliceBytes, seconds);
+        std::cout << "quantize+pack W4A16 " << method->name << " (search + encode, "
+                  << formatBytes(sliceBytes) << " slice): " << formatFixed(gbps, 3) << " GB/s (1/"
+                  << formatFixed(quantize / gbps, 0) << " of W4A16 RTN)\n";
     }
     if (cuda) {
         const auto device = cudaKernelBenchmark(weights, scheme, kRepeats);

@@ -66,6 +66,7 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
                      {"bits", plan.defaultScheme->bits},
                      {"group_size", plan.defaultScheme->groupSize},
                      {"tp", plan.tpDegree}};
+    out["rounding"] = plan.defaultRounding->name;
     out["target_layers"] = plan.targetLayers;
     out["target_layers_known"] = plan.targetLayersKnown;
     out["bytes_before"] = plan.sizes.bytesBefore;
@@ -84,6 +85,7 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
                                   {"role", roleName(m.role)},
                                   {"decision", decisionName(m.decision)},
                                   {"scheme", m.scheme->name},
+                                  {"rounding", m.rounding->name},
                                   {"reason", m.reason},
                                   {"out_features", m.outFeatures},
                                   {"in_features", m.inFeatures},
@@ -98,8 +100,11 @@ nlohmann::ordered_json toJson(const QuantPlan& plan, const TimingPrediction& pre
     }
     out["config_groups"] = nlohmann::ordered_json::array();
     for (const auto& g : plan.groups) {
-        out["config_groups"].push_back(
-            {{"scheme", g.scheme->name}, {"format", g.scheme->format}, {"targets", g.targets}});
+        out["config_groups"].push_back({{"scheme", g.scheme->name},
+                                        {"rounding", g.rounding->name},
+                                        {"observer", g.rounding->observer},
+                                        {"format", g.scheme->format},
+                                        {"targets", g.targets}});
     }
     out["lint"] = nlohmann::ordered_json::array();
     for (const auto& f : plan.lint) {
@@ -158,14 +163,25 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
         std::cout << "               " << preset->description << "\n";
     }
     std::cout << "scheme:        " << plan.schemeSummary()
-              << (plan.tpDegree > 1 ? ", tp " + std::to_string(plan.tpDegree) : "") << "\n"
-              << "target layers: " << plan.targetLayers
+              << (plan.tpDegree > 1 ? ", tp " + std::to_string(plan.tpDegree) : "") << "\n";
+    if (const auto used = plan.roundingsUsed();
+        !used.empty() && (used.size() > 1 || used.front() != &rtnRounding())) {
+        std::cout << "rounding:      ";
+        for (std::size_t i = 0; i < used.size(); ++i) {
+            std::cout << (i ? " + " : "") << used[i]->name;
+        }
+        std::cout << "\n";
+    }
+    std::cout << "target layers: " << plan.targetLayers
               << (plan.targetLayersKnown ? "" : " (unknown: pass --target-layers N)") << "\n\n";
 
     Table modules({"module", "role", "shape", "vllm name", "scheme", "reason"});
     for (const auto& m : plan.modules) {
         modules.add({m.name, std::string(roleName(m.role)), shapeOf(m), m.vllmName,
-                     m.isLinear() || m.decision == PlanDecision::Quantize ? std::string(m.scheme->name) : "-",
+                     m.isLinear() || m.decision == PlanDecision::Quantize
+                         ? std::string(m.scheme->name) +
+                               (m.rounding == &rtnRounding() ? "" : " " + std::string(m.rounding->name))
+                         : "-",
                      m.reason});
     }
     modules.print(std::cout);
@@ -234,9 +250,11 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
 
     std::cout << "\nquantization_config:\n";
     for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+        const auto* rounding = plan.groups[i].rounding;
         std::cout << "  group_" << i << " (" << plan.groups[i].scheme->name << ", "
-                  << plan.groups[i].scheme->format << "): targets "
-                  << nlohmann::json(plan.groups[i].targets).dump() << "\n";
+                  << plan.groups[i].scheme->format
+                  << (rounding == &rtnRounding() ? "" : ", " + std::string(rounding->name) + " rounding")
+                  << "): targets " << nlohmann::json(plan.groups[i].targets).dump() << "\n";
     }
     std::cout << "  ignore:\n";
     for (const auto& e : plan.ignoreEntries()) {

@@ -54,7 +54,12 @@ int runQuantize(const std::vector<std::string>& argv)
     options.progress = stderrProgress("quantize");
     options.modelCard = renderModelCard(modelCardInputs(source, plan, *out, cardOptions));
     const auto result = exportCheckpoint(source, plan, options);
+    std::string roundings;
+    for (const auto* method : plan.roundingsUsed()) {
+        roundings += (roundings.empty() ? "" : " + ") + std::string(method->name);
+    }
     std::cout << "quantized " << result.quantizedModules << " modules (" << plan.schemeSummary() << ", "
+              << (roundings.empty() ? std::string("rtn") : roundings) << " rounding, "
               << backend->description() << "), copied " << result.copiedTensors << " tensors and "
               << result.otherFiles.size() << " other files\n"
               << "size: " << formatBytes(result.bytesBefore) << " -> " << formatBytes(result.bytesAfter)

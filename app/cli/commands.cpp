@@ -3,6 +3,7 @@
 namespace spark::cli {
 
 // Entry points, one per cmd_*.cpp.
+int runAcceptance(const std::vector<std::string>& args);
 int runAnalyze(const std::vector<std::string>& args);
 int runCard(const std::vector<std::string>& args);
 int runCheck(const std::vector<std::string>& args);
@@ -23,29 +24,39 @@ const std::vector<Command>& commands()
     static const std::vector<Command> all{
         {"demo", "write a synthetic draft checkpoint of a known architecture",
          "--arch laguna-dflash|glm-dspark|qwen3-dflash|llama-eagle3 [--scale tiny|full] --out DIR [--seed N] "
-         "[--max-shard-size SIZE] [--threads N]",
+         "[--max-shard-size SIZE] [--threads N] [--capture DIR [--capture-samples N] [--capture-length T]]",
          runDemo},
         {"inspect", "list every tensor of a checkpoint (header only)", "PATH [--json]", runInspect},
         {"analyze", "per-tensor quantization error of any scheme, without writing anything",
-         "PATH [--scheme S | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=S]... [plan options] "
+         "PATH [--scheme S | --bits 4|8 --group 32|64|128|-1] [--scheme ENTRY=S]... "
+         "[--rounding rtn|mse|range] [--rounding ENTRY=METHOD]... [plan options] "
          "[--threads N] "
          "[--backend auto|cpu|cuda] [--cuda-memory SIZE] [--json]",
          runAnalyze},
         {"sweep", "rel_err and bytes of every decision unit under every legal candidate scheme, in one pass",
          "PATH [plan options] [--candidates S,S,...] [--device gb10|h200] [--threads N] [--json]", runSweep},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
-         "PATH [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... [--target-layers N] "
+         "PATH [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... "
+         "[--rounding rtn|mse|range] [--rounding ENTRY=METHOD]... [--target-layers N] "
          "[--bits 4|8] [--group G] [--tp N] [--plan-file F] [--save-plan F] "
          "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json] "
          "[--budget SIZE|preset | --budget-file SIZE|preset | --budget-ms MS] [--candidates S,S,...] "
-         "[--alpha ENTRY=X]... [--compare-preset] [--threads N]",
+         "[--alpha ENTRY=X]... [--alpha-from SENSITIVITY.json] [--compare-preset] [--threads N]",
          runPlan},
+        {"acceptance",
+         "offline acceptance of the BF16 and the quantized draft on captured target hidden states, paired",
+         "DRAFT --hidden-states FILE|DIR [--target PATH] [plan options | --quantized CKPT | --bf16-only] "
+         "[--k K] "
+         "[--anchors N|all] [--seed S] [--replay] [--batch N] [--threads N] [--json] "
+         "[--dump-logits OUT.safetensors --max-anchors M] [--drafter-ms MS --cycle-ms MS [--saving-ms MS]] "
+         "[--per-unit [--sensitivity-out FILE]]",
+         runAcceptance},
         {"match", "match one quantization entry against names with vLLM's semantics", "ENTRY NAME...",
          runMatch},
         {"quantize",
          "write a compressed-tensors checkpoint (a scheme per module) with its model card, then verify it",
-         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... [--target-layers "
-         "N] "
+         "PATH --out DIR [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... "
+         "[--rounding rtn|mse|range] [--rounding ENTRY=METHOD]... [--target-layers N] "
          "[--bits 4|8] "
          "[--group 32|64|128|-1] [--tp N] [--plan-file F] [--max-shard-size SIZE] [--threads N] "
          "[--backend auto|cpu|cuda] "
@@ -79,7 +90,9 @@ const std::vector<Command>& commands()
          "[--quantized-arm ARM]]",
          runReport},
         {"perf", "measure analyze, sweep and quantize+pack throughput against memory and file bandwidth",
-         "[--size GIB] [--threads N] [--scheme S|all]... [--backend auto|cpu|cuda] [--cuda-memory SIZE]",
+         "[--size GIB] [--threads N] [--scheme S|all]... [--rounding mse|range]... [--backend auto|cpu|cuda] "
+         "[--cuda-memory SIZE] | "
+         "--forward DRAFT [--target T] [--k K] [--anchors N] [--context T] [--threads N]",
          runPerf},
     };
     return all;

@@ -1,13 +1,14 @@
 #include "planargs.h"
 
 #include "core/plan/planfile.h"
+#include "core/quant/roundingmethod.h"
 
 namespace spark::cli {
 
 const std::vector<std::string>& planOptionNames()
 {
-    static const std::vector<std::string> names{"preset", "target", "ignore", "scheme",   "target-layers",
-                                                "bits",   "group",  "tp",     "plan-file"};
+    static const std::vector<std::string> names{"preset",        "target", "ignore", "scheme", "rounding",
+                                                "target-layers", "bits",   "group",  "tp",     "plan-file"};
     return names;
 }
 
@@ -26,6 +27,18 @@ PlanOptions planOptionsFrom(const Args& args)
         const auto added = args.values(name);
         list->insert(list->end(), added.begin(), added.end());
     }
+    // --rounding METHOD sets the default (the last one wins); --rounding ENTRY=METHOD adds a rule after the
+    // file's (a later matching rule wins, as for --scheme).
+    for (const auto& value : args.values("rounding")) {
+        if (value.find('=') != std::string::npos) {
+            options.roundings.push_back(value);
+        } else if (const auto* method = findRoundingMethod(value)) {
+            options.rounding = std::string(method->name);
+        } else {
+            throw UsageError("--rounding '" + value + "': not a rounding method (" + roundingMethodNames() +
+                             ") nor ENTRY=METHOD");
+        }
+    }
     if (args.value("target-layers")) {
         options.targetLayers = static_cast<int>(args.integer("target-layers", 0, 0, 100000));
     }
@@ -41,7 +54,7 @@ PlanOptions planOptionsFrom(const Args& args)
     options.tpDegree = static_cast<int>(args.integer("tp", options.tpDegree, 1, 64));
     // A file's budget record describes its rules only: anything that changes the plan drops it.
     for (const char* name :
-         {"preset", "target", "ignore", "scheme", "target-layers", "bits", "group", "tp"}) {
+         {"preset", "target", "ignore", "scheme", "rounding", "target-layers", "bits", "group", "tp"}) {
         if (!args.values(name).empty()) {
             options.budget.reset();
         }

@@ -9,13 +9,14 @@
 namespace spark::cli {
 
 /// @brief The plan options `plan`, `quantize`, `card` (and the other planning commands) share: --preset,
-/// --target, --ignore, --scheme, --target-layers, --bits, --group, --tp, --plan-file.
+/// --target, --ignore, --scheme, --rounding, --target-layers, --bits, --group, --tp, --plan-file.
 const std::vector<std::string>& planOptionNames();
 
 /// @brief PlanOptions from parsed arguments (range-checked; UsageError otherwise). With --plan-file F the
-/// plan file (core/plan/planfile.h) is the starting point: --target, --ignore and --scheme add entries after
-/// the file's (so a --scheme rule wins over the file's rules), --preset, --target-layers, --bits, --group and
-/// --tp replace the file's values. Throws PlanFileError naming the file and field when it cannot be read.
+/// plan file (core/plan/planfile.h) is the starting point: --target, --ignore, --scheme and --rounding
+/// ENTRY=METHOD add entries after the file's (so a --scheme or --rounding rule wins over the file's rules),
+/// --preset, --rounding METHOD, --target-layers, --bits, --group and --tp replace the file's values. Throws
+/// PlanFileError naming the file and field when it cannot be read.
 PlanOptions planOptionsFrom(const Args& args);
 
 /// @brief With --save-plan F (an option only `plan` takes), writes @p options to F as a plan file,

@@ -15,14 +15,19 @@ namespace {
 
 constexpr int kExitUsage = 2;
 
-// Decided before QApplication exists, because the platform plugin is chosen in its constructor.
-bool wantsScreenshot(int argc, char** argv)
+// Decided before QApplication exists, because the platform plugin is chosen in its constructor: a
+// screenshot, --help and --version need no display (CI, README generation, a terminal over ssh).
+bool needsNoDisplay(int argc, char** argv)
 {
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--") == 0) {
+        const char* arg = argv[i];
+        if (std::strcmp(arg, "--") == 0) {
             break;
         }
-        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0) {
+        if (std::strcmp(arg, "--screenshot") == 0 || std::strncmp(arg, "--screenshot=", 13) == 0 ||
+            std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0 || std::strcmp(arg, "-?") == 0 ||
+            std::strcmp(arg, "--help-all") == 0 || std::strcmp(arg, "--version") == 0 ||
+            std::strcmp(arg, "-v") == 0) {
             return true;
         }
     }
@@ -38,8 +43,8 @@ void printError(const QString& message)
 
 int main(int argc, char** argv)
 {
-    // A screenshot renders without a display (CI, README generation) unless a platform is forced.
-    if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    // A screenshot or the help renders without a display unless a platform is forced.
+    if (needsNoDisplay(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
     QApplication app(argc, argv);
@@ -51,7 +56,9 @@ int main(int argc, char** argv)
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(
-        "main", "Inspector and W4A16 quantizer for speculative-decoding draft checkpoints."));
+        "main", "Inspector and quantizer for speculative-decoding draft checkpoints: every "
+                "compressed-tensors scheme vLLM serves (W4A16 any group, W4A16_ASYM, W8A16, FP8_DYNAMIC, "
+                "NVFP4A16), one per module."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption screenshot(
@@ -75,6 +82,12 @@ int main(int argc, char** argv)
     const QCommandLineOption sweep(
         QStringLiteral("sweep"),
         QApplication::translate("main", "Run the Budget tab's sweep and wait for it before the screenshot."));
+    const QCommandLineOption budgetPoint(
+        QStringLiteral("budget-point"),
+        QApplication::translate(
+            "main", "After --sweep, move the Budget tab's slider to <fraction> of its range (0 the "
+                    "smallest plan, 1 the most accurate) and apply that plan."),
+        QStringLiteral("fraction"));
     const QCommandLineOption compare(
         QStringLiteral("compare"),
         QApplication::translate("main",
@@ -95,7 +108,18 @@ int main(int argc, char** argv)
                                 "Benchmark file to import into the Benchmarks tab before the screenshot "
                                 "(repeatable)."),
         QStringLiteral("file"));
-    parser.addOptions({screenshot, tab, select, analyze, sweep, compare, theme, size, bench});
+    const QCommandLineOption acceptance(
+        QStringLiteral("acceptance"),
+        QApplication::translate(
+            "main", "Run the Acceptance tab on the capture <capture> (the plan against BF16, then "
+                    "the per-unit sensitivity) before the screenshot."),
+        QStringLiteral("capture"));
+    const QCommandLineOption acceptanceTarget(
+        QStringLiteral("acceptance-target"),
+        QApplication::translate("main", "The target checkpoint of --acceptance, when the draft needs one."),
+        QStringLiteral("path"));
+    parser.addOptions({screenshot, tab, select, analyze, sweep, budgetPoint, compare, theme, size, bench,
+                       acceptance, acceptanceTarget});
     parser.addPositionalArgument(
         QStringLiteral("path"),
         QApplication::translate("main",
@@ -127,9 +151,21 @@ int main(int argc, char** argv)
         request.select = parser.value(select);
         request.analyze = parser.isSet(analyze);
         request.sweep = parser.isSet(sweep);
+        if (parser.isSet(budgetPoint)) {
+            bool ok = false;
+            request.budgetPoint = parser.value(budgetPoint).toDouble(&ok);
+            if (!ok || request.budgetPoint < 0 || request.budgetPoint > 1) {
+                printError(
+                    QApplication::translate("main", "--budget-point takes a fraction from 0 to 1, not '%1'")
+                        .arg(parser.value(budgetPoint)));
+                return kExitUsage;
+            }
+        }
         request.compareWith = parser.value(compare);
         request.theme = parser.value(theme);
         request.bench = parser.values(bench);
+        request.acceptanceCapture = parser.value(acceptance);
+        request.acceptanceTarget = parser.value(acceptanceTarget);
         if (parser.isSet(size)) {
             request.size = spark::parseScreenshotSize(parser.value(size));
             if (!request.size.isValid()) {
@@ -147,9 +183,12 @@ int main(int argc, char** argv)
         return code;
     }
     if (parser.isSet(tab) || parser.isSet(select) || parser.isSet(analyze) || parser.isSet(sweep) ||
-        parser.isSet(compare) || parser.isSet(theme) || parser.isSet(size) || parser.isSet(bench)) {
-        printError(QApplication::translate("main", "--tab, --select, --analyze, --sweep, --compare, --theme, "
-                                                   "--size and --bench only apply with --screenshot"));
+        parser.isSet(budgetPoint) || parser.isSet(compare) || parser.isSet(theme) || parser.isSet(size) ||
+        parser.isSet(bench) || parser.isSet(acceptance) || parser.isSet(acceptanceTarget)) {
+        printError(QApplication::translate("main",
+                                           "--tab, --select, --analyze, --sweep, --budget-point, "
+                                           "--compare, --theme, --size, --bench and --acceptance only "
+                                           "apply with --screenshot"));
         return kExitUsage;
     }
 

@@ -21,7 +21,8 @@ struct VllmChange
     const char* what;
 };
 constexpr VllmChange kLmHeadQuantized{
-    "vllm#37280", "EAGLE3 passes the drafter's quant_config to ParallelLMHead (2026-03-17)"};
+    "vllm#37280", "EAGLE3 passes the drafter's quant_config to ParallelLMHead, merged 2026-03-25; "
+                  "compressed-tensors handles ParallelLMHead since vllm#37291, merged 2026-03-30"};
 constexpr VllmChange kUnmatchedIsBf16{
     "newest vLLM", "a Linear matched by neither ignore nor a target loads unquantized; older "
                    "releases raise \"Unable to find matching target\""};
@@ -192,6 +193,26 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
                                      "', which vLLM builds bundling compressed-tensors <= 0.12 reject",
                                  "format-spec §3");
                 }
+            }
+            // The observer only records how the scales were chosen: vLLM validates it as a free string and
+            // never looks it up (rounding.md §1.1), so it is information, not a loading rule.
+            const auto* rounding = g < config.read.groups.size() ? config.read.groups[g].rounding : nullptr;
+            const auto observer = groups[name]["weights"].value("observer", nlohmann::json());
+            if (!rounding) {
+                findings.add("weights-observer", LintSeverity::Info, {name},
+                             name + ": weights.observer " + observer.dump() +
+                                 " (with its observer_kwargs) is no rounding Sparkulator recomputes (" +
+                                 roundingMethodNames() +
+                                 "); vLLM ignores it, compare only measures the error",
+                             "rounding.md §1.1");
+            } else if (rounding != &rtnRounding()) {
+                findings.add("weights-observer", LintSeverity::Info, {name},
+                             name + ": scales chosen by the " + std::string(rounding->name) + " rounding (" +
+                                 (rounding->ctExact ? "llm-compressor's " + std::string(rounding->observer)
+                                                    : std::string("Sparkulator-defined, marked in "
+                                                                  "observer_kwargs")) +
+                                 "); vLLM ignores the observer, compare recomputes it",
+                             "rounding.md §1.1");
             }
         }
     }
@@ -440,17 +461,24 @@ void checkModule(const Checkpoint& checkpoint, const QuantizedCheckpoint& view, 
         const bool eagle = view.architecture.kind == DraftArchitecture::Eagle3;
         const auto severity =
             never || (eagle && !options.vllm.newest) ? LintSeverity::Error : LintSeverity::Warning;
-        findings.add(
-            "lm-head-quantized", severity, {name},
-            never ? "stored " + m.scheme + ", but " + view.architecture.displayName +
-                        " builds its lm_head without quant_config: vLLM can never load it quantized"
-            : eagle ? "stored " + m.scheme + ": needs " + kLmHeadQuantized.pr + " (" + kLmHeadQuantized.what +
-                          ") and the V1 model runner (the V2 runner crashes, vllm#53104)" +
-                          (options.vllm.newest ? "" : "; not known to be in vLLM " + options.vllm.text)
-                    : "stored " + m.scheme +
-                          ": whether this draft's model file passes quant_config to its "
-                          "lm_head was not read; keep it BF16",
-            "schemes-spec §5.2.4");
+        // FP8 keeps `.weight`; packed schemes store weight_packed, which the V2 runner's check trips on.
+        const bool keepsWeight = m.scheme.rfind("FP8", 0) == 0 || m.scheme.rfind("float8", 0) == 0;
+        const std::string v2Runner = keepsWeight
+                                         ? std::string()
+                                         : std::string(" and the V1 model runner (the V2 runner reads "
+                                                       "the head's .weight, absent when packed: open "
+                                                       "fix vllm#53104)");
+        findings.add("lm-head-quantized", severity, {name},
+                     never ? "stored " + m.scheme + ", but " + view.architecture.displayName +
+                                 " builds its lm_head without quant_config: vLLM can never load it quantized"
+                     : eagle
+                         ? "stored " + m.scheme + ": needs " + kLmHeadQuantized.pr + " (" +
+                               kLmHeadQuantized.what + ")" + v2Runner +
+                               (options.vllm.newest ? "" : "; not known to be in vLLM " + options.vllm.text)
+                         : "stored " + m.scheme +
+                               ": whether this draft's model file passes quant_config to its "
+                               "lm_head was not read; keep it BF16",
+                     "schemes-spec §5.2.4");
     } else if (!m.module.vllmLimit.empty()) {
         findings.add("not-quantizable", LintSeverity::Error, {name},
                      "stored " + m.scheme + ", but " + m.module.vllmLimit, "format-spec §5");

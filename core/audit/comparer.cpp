@@ -1,10 +1,11 @@
 #include "core/audit/comparer.h"
 
-#include "core/export/rowchunks.h"
 #include "core/io/floatconv.h"
 #include "core/io/ioerror.h"
 #include "core/plan/draftlayout.h"
+#include "core/quant/modulecontexts.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/rowchunks.h"
 #include "core/quant/schemecodec.h"
 #include "core/util/parallel.h"
 
@@ -222,23 +223,21 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
     const auto cpu = options.backend ? nullptr : makeBackend(Backend::Cpu);
     const QuantBackend& backend = options.backend ? *options.backend : *cpu;
 
-    // NVFP4 shares one global scale per fused set: the absmax over every member's source weight.
-    std::map<std::string, float> setAbsmax;
+    // The searched ranges and NVFP4's global scale per fused set, as the exporter computes them.
+    std::vector<ContextRequest> requests;
+    std::map<std::string, std::size_t> requestOf; // by module name
     for (const auto& om : outputView.modules) {
         const auto* sm = sourceView.find(om.module.name);
-        const auto* weight = sm ? source.find(sm->module.weightTensor) : nullptr;
-        if (om.productScheme && om.productScheme->quantizes() &&
-            om.productScheme->codec()->usesGlobalScale() && weight && weight->info.shape.size() == 2 &&
-            isQuantizableFloat(weight->info.dtype)) {
-            try {
-                RowChunkReader reader(source, *weight);
-                auto& absmax = setAbsmax[om.module.vllmName];
-                absmax = std::max(absmax, reader.absmax());
-            } catch (const QuantError&) {
-                // A NaN/Inf weight: the module's own comparison reports it.
-            }
+        const auto* weight = sm && !sm->quantizedOnDisk ? source.find(sm->module.weightTensor) : nullptr;
+        if (om.productScheme && om.productScheme->quantizes() && om.rounding && weight &&
+            weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype) &&
+            weight->info.shape == std::vector<std::uint64_t>{om.module.outFeatures, om.module.inFeatures}) {
+            requestOf[om.module.name] = requests.size();
+            requests.push_back({weight, om.productScheme, om.rounding, om.module.vllmName});
         }
     }
+    // A NaN/Inf weight or a shape the search refuses becomes that module's detail below.
+    const auto contexts = moduleContexts(source, requests, threads);
 
     std::set<std::string> replacedSource;
     std::set<std::string> accounted;
@@ -311,13 +310,16 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         const auto rows = static_cast<std::size_t>(om.module.outFeatures);
         const auto cols = static_cast<std::size_t>(om.module.inFeatures);
         std::unique_ptr<BitExactCheck> exact;
-        if (weight && om.productScheme && om.productScheme->quantizes()) {
-            SchemeContext context;
-            if (const auto it = setAbsmax.find(om.module.vllmName); it != setAbsmax.end()) {
-                context = om.productScheme->codec()->contextForAbsmax(weight->info.dtype, it->second);
-            }
+        c.rounding = om.rounding ? std::string(om.rounding->name) : std::string();
+        const auto request = requestOf.find(om.module.name);
+        if (weight && om.productScheme && om.productScheme->quantizes() && !om.rounding) {
+            c.detail = "its config group's observer records a rounding Sparkulator does not recompute: only "
+                       "its error is measured";
+        } else if (request != requestOf.end() && !contexts[request->second].error.empty()) {
+            c.detail = contexts[request->second].error;
+        } else if (request != requestOf.end()) {
             exact = std::make_unique<BitExactCheck>(output, om.module.name, *om.productScheme, weight->info,
-                                                    context, c);
+                                                    contexts[request->second].context, c);
         } else if (weight) {
             c.detail = om.scheme + " is not a scheme Sparkulator encodes: only its error is measured";
         }

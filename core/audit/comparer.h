@@ -36,7 +36,8 @@ struct ModuleComparison
     std::optional<double> maxAbsErr;                  ///< max |W − D|
     std::uint64_t nonFinite = 0;                      ///< elements of D that are ±Inf/NaN
     BitExactness bitExact = BitExactness::NotChecked; ///< quantized modules only
-    std::string detail; ///< why not bit-exact / not checked, or why it could not be compared
+    std::string rounding; ///< the output's rounding method ("rtn", "mse", "range"); empty when unknown/BF16
+    std::string detail;   ///< why not bit-exact / not checked, or why it could not be compared
 };
 
 /// @brief Options of compareCheckpoints().
@@ -69,7 +70,8 @@ struct CompareReport
 
 /// @brief Pairs a (BF16) source with a quantized output of it: per module its schemes, bytes, the relative
 /// error of the output's dequantization against the source, and whether it is bit-exact with the
-/// compressed-tensors arithmetic of its scheme (verifyExport() is the strict form). Streams row blocks, so
+/// compressed-tensors arithmetic of its scheme and the rounding its config group records, the search redone
+/// (verifyExport() is the strict form). Streams row blocks, so
 /// memory stays bounded. Throws IoError on a read failure or cancel.
 CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& output,
                                  const CompareOptions& options = {});

@@ -161,6 +161,9 @@ QuantizedCheckpoint recogniseCheckpoint(const Checkpoint& checkpoint, std::optio
         if (m.layoutGroup >= 0) {
             const auto& args = view.config.args[static_cast<std::size_t>(m.layoutGroup)];
             m.productScheme = m.layout.issues.empty() ? args.scheme : nullptr;
+            if (static_cast<std::size_t>(m.layoutGroup) < view.config.read.groups.size()) {
+                m.rounding = view.config.read.groups[static_cast<std::size_t>(m.layoutGroup)].rounding;
+            }
             m.scheme = args.describe();
             m.weightBytes = m.layout.storedBytes;
             m.module.dtype = m.layout.weightDtype;

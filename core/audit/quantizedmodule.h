@@ -42,7 +42,10 @@ struct AuditedModule
     int layoutGroup = -1;
     StoredLayout layout; ///< quantized modules only
     const WeightScheme* productScheme =
-        nullptr;                   ///< the product scheme it is stored as (BF16 when not quantized)
+        nullptr; ///< the product scheme it is stored as (BF16 when not quantized)
+    /// The rounding its config group's observer records (roundingOfWeights()); nullptr when not quantized,
+    /// without a group, or for an observer Sparkulator does not recompute.
+    const RoundingMethod* rounding = nullptr;
     std::string scheme;            ///< "W4A16", "BF16", "int3 sym group 128 (pack-quantized)"
     std::uint64_t weightBytes = 0; ///< bytes of the weight's tensors (bias excluded)
     double bitsPerWeight = 0;      ///< weightBytes · 8 / (out · in); 0 when unknown

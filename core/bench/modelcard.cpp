@@ -26,6 +26,15 @@ std::string escapeCell(const std::string& text)
     return out;
 }
 
+/// A lint message starts lower-case (it follows "module: "); a card bullet reads as a sentence.
+std::string capitalized(std::string text)
+{
+    if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') {
+        text[0] = static_cast<char>(text[0] - 'a' + 'A');
+    }
+    return text;
+}
+
 std::string jsonString(const std::string& s)
 {
     std::string out = "\"";
@@ -178,13 +187,15 @@ std::string renderModelCard(const ModelCardInputs& in)
           ", \"num_speculative_tokens\": " + std::to_string(in.numSpeculativeTokens) + "}'\n```\n\n";
 
     md += "## Known caveats\n\n";
-    md +=
-        "- **Compile cache keyed without the draft's quantization (vllm#47911).** Older vLLM versions key "
-        "the "
-        "torch.compile cache without the draft's quantization config, so a cache written for the BF16 draft "
-        "can be reused for this one (or the reverse) and fail or misbehave. Work around it with "
-        "`VLLM_DISABLE_COMPILE_CACHE=1`, or clear the cache (`~/.cache/vllm/torch_compile_cache`) when "
-        "switching drafts.\n";
+    for (const auto& warning : in.planWarnings) {
+        md += "- **Plan warning.** " + capitalized(warning) + "\n";
+    }
+    md += "- **Compile cache keyed without the draft's config (fixed by vllm#47911).** vLLM versions before "
+          "vllm#47911 key the torch.compile cache without the draft model's config (so without its "
+          "quantization), so a cache written for the BF16 draft can be reused for this one (or the reverse) "
+          "and fail or misbehave. Work around it with "
+          "`VLLM_DISABLE_COMPILE_CACHE=1`, or clear the cache (`~/.cache/vllm/torch_compile_cache`) when "
+          "switching drafts.\n";
     md += "- **Target precision pairing.** Acceptance was measured against " +
           (in.targetModel.empty() ? std::string("the target") : in.targetModel) + " in " +
           in.targetPrecision +

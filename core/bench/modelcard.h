@@ -44,6 +44,9 @@ struct ModelCardInputs
     std::string speculativeMethod = "eagle3"; ///< the "method" of --speculative-config
     int numSpeculativeTokens = 3;
     std::vector<std::string> extraTags;
+    /// Plan warnings that change what to expect of this checkpoint (e.g. a one-layer EAGLE-3 head at 4
+    /// bits); each becomes a bullet under "Known caveats".
+    std::vector<std::string> planWarnings;
     std::optional<BenchReport> benchmarks; ///< imported benchmark statistics, if any
     std::string toolVersion;               ///< Sparkulator version that wrote the card
 };

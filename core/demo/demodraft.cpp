@@ -3,6 +3,7 @@
 #include "core/io/floatconv.h"
 #include "core/io/stagingdirectory.h"
 #include "core/util/parallel.h"
+#include "core/util/splitmix.h"
 
 #include <cmath>
 #include <cstring>
@@ -19,14 +20,6 @@ struct Dims
 };
 
 enum class Role { Linear, Embedding, Norm, Bias, F32Linear, DraftToTarget, TargetMask };
-
-std::uint64_t splitmix(std::uint64_t& state)
-{
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 std::uint64_t hashName(std::uint64_t seed, const std::string& name)
 {
@@ -76,7 +69,7 @@ Role roleOf(const TensorSpec& t)
 float sampleValue(Role role, std::uint64_t tensorSeed, std::uint64_t row, std::uint64_t index, float rowScale)
 {
     std::uint64_t state = tensorSeed ^ (index * 0xD1B54A32D192ED03ull);
-    const auto bits = splitmix(state);
+    const auto bits = splitmix64(state);
     const float z = nearGaussian(bits);
     switch (role) {
     case Role::Norm:
@@ -84,12 +77,12 @@ float sampleValue(Role role, std::uint64_t tensorSeed, std::uint64_t row, std::u
     case Role::Bias:
         return 0.01f * z;
     case Role::Embedding: {
-        const float u = static_cast<float>(splitmix(state) >> 40) / 16777216.0f;
+        const float u = static_cast<float>(splitmix64(state) >> 40) / 16777216.0f;
         return rowScale * z * (1.0f + 4.0f * u * u * u * u * u * u * u * u);
     }
     default: {
         float v = rowScale * z;
-        if ((splitmix(state) & 2047u) == 0) { // about 1 in 2048: an outlier of 8–20x
+        if ((splitmix64(state) & 2047u) == 0) { // about 1 in 2048: an outlier of 8–20x
             v *= 8.0f + static_cast<float>(row % 13);
         }
         return v;
@@ -101,7 +94,7 @@ float rowScaleOf(std::uint64_t tensorSeed, std::uint64_t row, Role role)
 {
     std::uint64_t state = tensorSeed ^ (row * 0x9E3779B97F4A7C15ull) ^ 0x5851F42D4C957F2Dull;
     const float base = role == Role::Embedding ? 0.015f : 0.02f;
-    return base * std::exp(0.35f * nearGaussian(splitmix(state)));
+    return base * std::exp(0.35f * nearGaussian(splitmix64(state)));
 }
 
 void addLinear(std::vector<TensorSpec>& out, const std::string& name, std::uint64_t outFeatures,
@@ -187,10 +180,12 @@ DemoDraft lagunaDFlash(bool full)
 
 DemoDraft glmDSpark(bool full)
 {
+    // The real GLM-5.2 DSpark layout (draft-forward.md §4): 64 heads, 64 KV heads of 64 (q/kv width 4096 <
+    // H), eps 1e-5, θ 8e6, aux ids [8, 23, 39, 55, 70]; tiny keeps nh = nkv and nh·hd ≠ H.
     const Dims d =
-        full ? Dims{6144, 5, 48, 16, 128, 12288, 154880, 154880} : Dims{256, 5, 4, 2, 64, 512, 2048, 2048};
+        full ? Dims{6144, 5, 64, 64, 64, 12288, 154880, 154880} : Dims{256, 5, 4, 4, 32, 512, 2048, 2048};
     const std::uint64_t markovRank = full ? 256 : 128;
-    const std::vector<int> auxLayers{2, 20, 38, 56, 74};
+    const std::vector<int> auxLayers{8, 23, 39, 55, 70};
     DemoDraft draft{"glm-dspark", {}, {}};
     auto& t = draft.tensors;
     for (std::uint64_t i = 0; i < d.layers; ++i) {
@@ -211,6 +206,9 @@ DemoDraft glmDSpark(bool full)
     c["speculators_model_type"] = "dspark";
     ordered_json layer = {{"architectures", {"Qwen3ForCausalLM"}}, {"model_type", "qwen3"}};
     layer.update(qwen3Fields(d));
+    layer["rms_norm_eps"] = 1e-5;
+    layer["rope_theta"] = 8000000.0;
+    layer["max_position_embeddings"] = 1048576;
     c["transformer_layer_config"] = layer;
     c["draft_vocab_size"] = d.draftVocab;
     c["block_size"] = 16;

@@ -43,6 +43,36 @@ const WeightScheme* schemeOfGroup(const nlohmann::json& group)
     return nullptr;
 }
 
+const RoundingMethod* roundingOfWeights(const nlohmann::json& weights)
+{
+    if (!weights.is_object()) {
+        return nullptr;
+    }
+    const auto observer = weights.value("observer", nlohmann::json());
+    const auto kwargs = weights.value("observer_kwargs", nlohmann::json::object());
+    if (!kwargs.is_object() || (!observer.is_null() && !observer.is_string())) {
+        return nullptr;
+    }
+    const std::string name = observer.is_string() ? observer.get<std::string>() : "minmax";
+    if (name == "memoryless_mse" || name == "mse") {
+        const auto* mse = findRoundingMethod("mse");
+        return kwargs.empty() ? mse : nullptr;
+    }
+    if (name != "minmax" && name != "memoryless_minmax" && name != "static_minmax") {
+        return nullptr;
+    }
+    if (kwargs.empty()) {
+        return &rtnRounding();
+    }
+    const std::string key(kRoundingKwarg);
+    if (kwargs.size() != 1 || !kwargs.contains(key) || !kwargs[key].is_string()) {
+        return nullptr;
+    }
+    const auto* method = findRoundingMethod(kwargs[key].get<std::string>());
+    // Only a method no llm-compressor observer computes is recorded by the marker.
+    return method && !method->ctExact && method->observer == name ? method : nullptr;
+}
+
 ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
 {
     ReadQuantConfig read;
@@ -79,6 +109,7 @@ ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
         }
         const auto weights =
             group.is_object() ? group.value("weights", nlohmann::json::object()) : nlohmann::json();
+        parsed.rounding = roundingOfWeights(weights);
         for (const char* forbidden : {"scale_dtype", "zp_dtype"}) {
             if (weights.is_object() && weights.contains(forbidden)) {
                 read.problems.push_back(name + ": weights has '" + forbidden +

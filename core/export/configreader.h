@@ -22,6 +22,12 @@ struct ReadQuantConfig
 /// @brief The scheme a config group's `weights`, `input_activations` and `format` describe, nullptr if none.
 const WeightScheme* schemeOfGroup(const nlohmann::json& group);
 
+/// @brief The rounding method a group's `weights` object records: observer "memoryless_mse" (or "mse", as
+/// llm-compressor writes a recipe's name) with llm-compressor's default (empty) observer_kwargs is mse;
+/// "minmax", "memoryless_minmax", "static_minmax" or none is rtn, or the method kRoundingKwarg names in
+/// observer_kwargs; nullptr for anything else (another observer, non-default kwargs).
+const RoundingMethod* roundingOfWeights(const nlohmann::json& weights);
+
 /// @brief Reads @p config's quantization_config (a config.json object). A missing or malformed config is a
 /// problem, never an exception.
 ReadQuantConfig readQuantizationConfig(const nlohmann::json& config);

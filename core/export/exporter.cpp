@@ -1,10 +1,11 @@
 #include "core/export/exporter.h"
 
 #include "core/export/quantizationconfig.h"
-#include "core/export/rowchunks.h"
 #include "core/io/ioerror.h"
 #include "core/io/shardedwriter.h"
 #include "core/io/stagingdirectory.h"
+#include "core/quant/modulecontexts.h"
+#include "core/quant/rowchunks.h"
 #include "core/quant/schemecodec.h"
 #include "core/util/parallel.h"
 
@@ -70,27 +71,29 @@ void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, c
     }
 }
 
-/// Per quantized module, what its codec needs beyond its rows: NVFP4's global scale comes from the
-/// absmax over the module's whole fused set (every module sharing its vLLM name, schemes-spec §3.4.1).
-std::map<std::string, SchemeContext> schemeContexts(const Checkpoint& source, const QuantPlan& plan)
+/// Per quantized module, what its codec needs beyond its rows: the ranges its rounding method searched, and
+/// NVFP4's global scale over the module's whole fused set (every module sharing its vLLM name,
+/// schemes-spec §3.4.1). The search reads every searched weight once before any byte is written; it
+/// reports no bytes written but honours a cancel.
+std::map<std::string, SchemeContext> schemeContexts(const Checkpoint& source, const QuantPlan& plan,
+                                                    unsigned threads, const ProgressFn& progress)
 {
-    std::map<std::string, float> setAbsmax; // by vLLM name
     const auto quantized = plan.quantizedModules();
+    std::vector<ContextRequest> requests;
     for (const auto* m : quantized) {
-        if (m->scheme->codec()->usesGlobalScale()) {
-            RowChunkReader reader(source, plannedWeight(source, *m));
-            auto& best = setAbsmax[m->vllmName];
-            best = std::max(best, reader.absmax());
+        requests.push_back({&plannedWeight(source, *m), m->scheme, m->rounding, m->vllmName});
+    }
+    const auto contexts = moduleContexts(source, requests, threads, [&](std::uint64_t, std::uint64_t total) {
+        return reportProgress(progress, 0, total);
+    });
+    std::map<std::string, SchemeContext> out;
+    for (std::size_t i = 0; i < quantized.size(); ++i) {
+        if (!contexts[i].error.empty()) {
+            throw ExportError(contexts[i].error);
         }
+        out[quantized[i]->name] = contexts[i].context;
     }
-    std::map<std::string, SchemeContext> contexts;
-    for (const auto* m : quantized) {
-        const auto it = setAbsmax.find(m->vllmName);
-        contexts[m->name] = it == setAbsmax.end()
-                                ? SchemeContext{}
-                                : m->scheme->codec()->contextForAbsmax(m->dtype, it->second);
-    }
-    return contexts;
+    return out;
 }
 
 /// Files of the source folder that belong in the output unchanged (tokenizer, generation config, ...).
@@ -132,7 +135,7 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
     result.bytesBefore = source.totalBytes();
     std::set<std::string> replaced; // source tensors that quantized modules replace
     std::vector<PlannedTensor> tensors;
-    const auto contexts = schemeContexts(source, plan);
+    const auto contexts = schemeContexts(source, plan, threads, options.progress);
     for (const auto* module : plan.quantizedModules()) {
         addQuantizedModule(source, *module, contexts.at(module->name), backend, threads, tensors);
         replaced.insert(module->weightTensor);

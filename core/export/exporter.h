@@ -35,7 +35,8 @@ struct ExportResult
 };
 
 /// @brief Thrown when a plan cannot be exported (plan errors, a planned weight that is missing or not a
-/// 2-D BF16/F16/F32 tensor). IoError and QuantError pass through unchanged.
+/// 2-D BF16/F16/F32 tensor, a NaN/Inf weight met by a rounding search or NVFP4's absmax: the message names
+/// file and tensor). IoError and QuantError (from encoding) pass through unchanged.
 class ExportError : public std::runtime_error
 {
   public:
@@ -44,7 +45,9 @@ class ExportError : public std::runtime_error
 
 /// @brief Writes the compressed-tensors `pack-quantized` checkpoint of @p plan (format-spec §7): per
 /// quantized Linear exactly weight_packed / weight_scale / weight_shape, every other tensor byte-identical,
-/// config.json with quantization_config, the folder's other files copied. Streams shard by shard and tensor
+/// config.json with quantization_config, the folder's other files copied. A module whose rounding method
+/// searches (PlannedModule::rounding) is first searched (moduleContexts()), then encoded under the ranges.
+/// Streams shard by shard and tensor
 /// by tensor through fixed-size row chunks read with pread, so memory is bounded by the chunk size, not the
 /// checkpoint. Atomic: a staging folder beside the output is renamed into place at the end; on error or
 /// cancel nothing is left behind and the source is never written to.

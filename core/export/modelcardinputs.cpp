@@ -1,5 +1,8 @@
 #include "core/export/modelcardinputs.h"
 
+#include "core/plan/shallowheadlint.h"
+
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +82,36 @@ std::string schemeDetail(const QuantPlan& plan)
     return std::string(s.summary);
 }
 
+/// How the scales were chosen, when not all by round-to-nearest: which method rounds how many modules,
+/// what it is, and what the config records for it ("" for an all-rtn plan).
+std::string roundingDetail(const QuantPlan& plan)
+{
+    const auto used = plan.roundingsUsed();
+    if (used.empty() || (used.size() == 1 && used.front() == &rtnRounding())) {
+        return {};
+    }
+    std::string detail = "; scales chosen by";
+    for (const auto* method : used) {
+        const auto modules =
+            std::count_if(plan.modules.begin(), plan.modules.end(), [&](const PlannedModule& m) {
+                return m.decision == PlanDecision::Quantize && m.rounding == method;
+            });
+        detail += std::string(detail.back() == 'y' ? " " : ", ") + std::string(method->name) +
+                  " rounding for " + std::to_string(modules) + (modules == 1 ? " module" : " modules");
+        if (method->name == "mse") {
+            detail += " (llm-compressor's memoryless_mse observer, bit for bit; the config group records "
+                      "\"observer\": \"memoryless_mse\")";
+        } else if (!method->ctExact) {
+            detail +=
+                " (a Sparkulator-defined range search: no llm-compressor observer computes it; the config "
+                "group records \"observer\": \"minmax\" with observer_kwargs {\"" +
+                std::string(kRoundingKwarg) + "\": \"" + std::string(method->name) +
+                "\"}, which vLLM ignores)";
+        }
+    }
+    return detail + "; codes are round-to-nearest under those scales, in the same tensors vLLM loads";
+}
+
 } // namespace
 
 ModelCardInputs modelCardInputs(const Checkpoint& source, const QuantPlan& plan, const fs::path& output,
@@ -96,7 +129,7 @@ ModelCardInputs modelCardInputs(const Checkpoint& source, const QuantPlan& plan,
     card.targetModel = !options.targetModel.empty() ? options.targetModel : plan.architecture.verifier;
     card.targetPrecision = options.targetPrecision;
     card.scheme = plan.schemeSummary();
-    card.schemeDetail = schemeDetail(plan);
+    card.schemeDetail = schemeDetail(plan) + roundingDetail(plan);
     card.speculativeMethod = speculativeMethod(plan.architecture.kind);
     card.numSpeculativeTokens = speculativeTokens(source.config());
     for (const auto& module : plan.modules) {
@@ -111,6 +144,12 @@ ModelCardInputs modelCardInputs(const Checkpoint& source, const QuantPlan& plan,
     card.sizes.push_back(
         {"quantized weights", plan.sizes.quantizedWeightsBefore, plan.sizes.quantizedWeightsAfter});
     card.sizes.push_back({"streamed per draft step", plan.sizes.streamedBefore, plan.sizes.streamedAfter});
+    for (const auto& finding : plan.lint) {
+        // The shallow-head warning changes what the reader should expect of this checkpoint.
+        if (finding.id == kShallowHeadLintId) {
+            card.planWarnings.push_back(finding.message);
+        }
+    }
     card.benchmarks = options.benchmarks;
     card.toolVersion = SPARK_VERSION;
     return card;

@@ -8,18 +8,28 @@ nlohmann::json quantizationConfig(const QuantPlan& plan)
 {
     auto groups = plan.groups;
     if (groups.empty()) { // nothing quantized: a well-formed config whose ignore list keeps every Linear
-        groups.push_back(
-            {plan.defaultScheme->quantizes() ? plan.defaultScheme : intSymmetricScheme(4, 128), {"Linear"}});
+        groups.push_back({plan.defaultScheme->quantizes() ? plan.defaultScheme : intSymmetricScheme(4, 128),
+                          {"Linear"},
+                          &rtnRounding()});
     }
     nlohmann::json configGroups = nlohmann::json::object();
     std::set<std::string> formats;
     for (std::size_t i = 0; i < groups.size(); ++i) {
         const auto& scheme = *groups[i].scheme;
+        const auto& rounding = *groups[i].rounding;
         formats.insert(std::string(scheme.format));
+        // vLLM ignores observer and observer_kwargs; they record the rounding for verify/compare/check.
+        auto weights = scheme.weightsConfig();
+        weights["observer"] = rounding.observer;
+        if (!rounding.ctExact) {
+            weights["observer_kwargs"] = {{std::string(kRoundingKwarg), rounding.name}};
+        }
         configGroups["group_" + std::to_string(i)] = {
-            {"format", scheme.format},           {"input_activations", scheme.inputActivationsConfig()},
-            {"output_activations", nullptr},     {"targets", groups[i].targets},
-            {"weights", scheme.weightsConfig()},
+            {"format", scheme.format},
+            {"input_activations", scheme.inputActivationsConfig()},
+            {"output_activations", nullptr},
+            {"targets", groups[i].targets},
+            {"weights", weights},
         };
     }
     // One format at the top when all groups share it, else "mixed-precision" (schemes-spec §4.2).

@@ -11,7 +11,8 @@ inline constexpr const char* kCompressedTensorsSchemaVersion = "0.12.2";
 
 /// @brief quantization_config for @p plan in the "compat" variant of format-spec §3: the llm-compressor
 /// layout without `scale_dtype`/`zp_dtype` (vLLM builds bundling compressed-tensors <= 0.12 reject them),
-/// `observer: "minmax"`, one config group per scheme with its own `format` (QuantPlan::groups), the
+/// one config group per (scheme, rounding) with its own `format` (QuantPlan::groups) and the rounding's
+/// `observer` ("minmax", "memoryless_mse"; range: "minmax" + kRoundingKwarg in observer_kwargs), the
 /// top-level `format` shared by every group or "mixed-precision" (schemes-spec §4), `ignore` from the plan.
 nlohmann::json quantizationConfig(const QuantPlan& plan);
 

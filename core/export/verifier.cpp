@@ -1,10 +1,11 @@
 #include "core/export/verifier.h"
 
 #include "core/export/configreader.h"
-#include "core/export/rowchunks.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/vllmmatching.h"
+#include "core/quant/modulecontexts.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/rowchunks.h"
 #include "core/quant/schemecodec.h"
 #include "core/util/parallel.h"
 
@@ -58,7 +59,9 @@ struct QuantizedModule
     const PlannedModule* module = nullptr;
     const CheckpointTensor* weight = nullptr;
     const WeightScheme* scheme = nullptr;
+    const RoundingMethod* rounding = nullptr; ///< the method the config group's observer records
     SchemeContext context;
+    bool contextFailed = false; ///< the search or absmax met a NaN/Inf (reported already)
 };
 
 /// True when the output holds a quantized form of @p module (every scheme writes a weight_scale).
@@ -67,12 +70,12 @@ bool isQuantizedIn(const Checkpoint& output, const DraftModule& module)
     return output.find(module.name + ".weight_scale") || output.find(module.name + ".weight_packed");
 }
 
-/// vLLM's view of one module: ignored (BF16), or the scheme of the config group it selects; "" when fine.
-const WeightScheme* selectedScheme(const ReadQuantConfig& config, const std::vector<MatchEntry>& ignore,
-                                   const PlannedModule& module, Checker& check)
+/// vLLM's view of one module: ignored (BF16), or the config group it selects (nullptr after a problem).
+const ConfigGroup* selectedGroup(const ReadQuantConfig& config, const std::vector<MatchEntry>& ignore,
+                                 const PlannedModule& module, Checker& check)
 {
     static const FusedMapping empty;
-    const WeightScheme* first = nullptr;
+    const ConfigGroup* first = nullptr;
     for (const FusedMapping* mapping : {&empty, &standardFusedMapping()}) {
         if (shouldIgnoreLayer(module.vllmName, ignore, *mapping).ignored) {
             check.require(false, module.name,
@@ -81,21 +84,22 @@ const WeightScheme* selectedScheme(const ReadQuantConfig& config, const std::vec
             return nullptr;
         }
         const int g = selectConfigGroup(config.groups, module.vllmName, module.vllmClass, *mapping);
-        const auto* scheme = g < 0 ? nullptr : config.groups[static_cast<std::size_t>(g)].scheme;
+        const auto* group = g < 0 ? nullptr : &config.groups[static_cast<std::size_t>(g)];
+        const auto* scheme = group ? group->scheme : nullptr;
         if (!check.require(scheme != nullptr, module.name,
                            "quantized, but no config group with a supported scheme selects its vLLM name '" +
                                module.vllmName + "'" +
                                (mapping == &empty ? "" : " (with packed_modules_mapping)"))) {
             return nullptr;
         }
-        if (first && first != scheme) {
+        if (first && first != group) {
             check.require(false, module.name,
-                          "vLLM selects " + std::string(first->name) +
+                          "vLLM selects " + std::string(first->scheme->name) +
                               " without packed_modules_mapping but " + std::string(scheme->name) +
-                              " with it");
+                              " with it (another config group)");
             return nullptr;
         }
-        first = scheme;
+        first = group;
     }
     return first;
 }
@@ -174,7 +178,8 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
                 if (actual != parts[i]) {
                     check.require(false, q.module->name,
                                   tensors[i].suffix + " differs from a fresh " + std::string(q.scheme->name) +
-                                      " quantization of the source (rows from " +
+                                      " quantization (" + std::string(q.rounding->name) +
+                                      " rounding) of the source (rows from " +
                                       std::to_string(block->firstRow) + ")");
                     return;
                 }
@@ -190,7 +195,7 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
 /// The modules of @p plan quantized in @p output with their schemes; NVFP4 contexts from each fused set.
 std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Checkpoint& output,
                                               const QuantPlan& plan, const ReadQuantConfig& config,
-                                              Checker& check)
+                                              unsigned threads, Checker& check)
 {
     const auto ignore = compileEntries(config.ignore);
     std::vector<QuantizedModule> out;
@@ -209,21 +214,28 @@ std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Ch
                            module.name, "no 2-D BF16/F16/F32 source weight '" + module.weightTensor + "'")) {
             continue;
         }
-        if (const auto* scheme = selectedScheme(config, ignore, module, check)) {
-            out.push_back({&module, weight, scheme, {}});
+        const auto* group = selectedGroup(config, ignore, module, check);
+        if (!group) {
+            continue;
         }
+        if (!check.require(group->rounding != nullptr, module.name,
+                           "its config group's weights.observer/observer_kwargs record no rounding method "
+                           "Sparkulator recomputes (" +
+                               roundingMethodNames() + ")")) {
+            continue;
+        }
+        out.push_back({&module, weight, group->scheme, group->rounding, {}, false});
     }
-    std::map<std::string, float> setAbsmax;
+    // The searched ranges and NVFP4's global scale per fused set, exactly as the exporter computes them.
+    std::vector<ContextRequest> requests;
     for (const auto& q : out) {
-        if (q.scheme->codec()->usesGlobalScale()) {
-            RowChunkReader reader(source, *q.weight);
-            setAbsmax[q.module->vllmName] = std::max(setAbsmax[q.module->vllmName], reader.absmax());
-        }
+        requests.push_back({q.weight, q.scheme, q.rounding, q.module->vllmName});
     }
-    for (auto& q : out) {
-        if (const auto it = setAbsmax.find(q.module->vllmName); it != setAbsmax.end()) {
-            q.context = q.scheme->codec()->contextForAbsmax(q.weight->info.dtype, it->second);
-        }
+    const auto contexts = moduleContexts(source, requests, threads);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].context = contexts[i].context;
+        out[i].contextFailed = !contexts[i].error.empty();
+        check.require(contexts[i].error.empty(), out[i].module->name, contexts[i].error);
     }
     return out;
 }
@@ -317,7 +329,7 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
         infos.push_back(t.info);
     }
     const auto plan = makePlan(source.config(), infos, planOptions);
-    const auto modules = quantizedModules(source, output, plan, config, check);
+    const auto modules = quantizedModules(source, output, plan, config, threads, check);
 
     std::set<std::string> accounted;
     std::set<std::string> replacedSource;
@@ -329,7 +341,9 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
             accounted.insert(q.module->name + "." + t.suffix);
         }
         replacedSource.insert(q.module->weightTensor);
-        checkQuantizedModule(source, output, q, backend, threads, check, report);
+        if (!q.contextFailed) {
+            checkQuantizedModule(source, output, q, backend, threads, check, report);
+        }
         done += q.weight->info.byteSize();
         if (!reportProgress(options.progress, done, total)) {
             return report;

@@ -44,7 +44,8 @@ struct VerifyReport
 /// format, the top-level format, no scale_dtype/zp_dtype); every quantized module gets a scheme from vLLM's
 /// group selection (with and without packed_modules_mapping), holds exactly that scheme's tensors (dtypes,
 /// shapes, no leftover `.weight`, zero point or g_idx) and they equal a fresh quantization of the source
-/// weight under that scheme (NVFP4: with its fused set's global scale); every other source tensor is present
+/// weight under that scheme and the rounding method its group's observer records (roundingOfWeights():
+/// the search is redone; NVFP4: with its fused set's global scale); every other source tensor is present
 /// and byte-identical; nothing else is present; `__metadata__.format` is "pt"; the index total_size is the
 /// sum of data bytes; the `ignore` list, evaluated with vLLM's semantics on the vLLM module names, ignores
 /// exactly the Linears left BF16 and splits no fused group. Reads the source in row chunks (bounded memory).

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace spark {
 namespace {
@@ -16,6 +17,7 @@ struct Unit
     std::string className;
     std::vector<std::string> aliases;
     const WeightScheme* scheme = nullptr;
+    const RoundingMethod* rounding = nullptr;
     bool quantized = false;
 };
 
@@ -29,8 +31,8 @@ std::vector<Unit> unitsOf(const std::vector<PlannedModule>& modules)
             continue;
         }
         index[m.vllmName] = units.size();
-        units.push_back(
-            {m.vllmName, m.vllmClass, m.vllmAliases, m.scheme, m.decision == PlanDecision::Quantize});
+        units.push_back({m.vllmName, m.vllmClass, m.vllmAliases, m.scheme, m.rounding,
+                         m.decision == PlanDecision::Quantize});
     }
     return units;
 }
@@ -44,14 +46,15 @@ bool anyNameMatches(const MatchEntry& entry, const Unit& unit)
                        [&](const std::string& a) { return entry.matches(a); });
 }
 
-/// A broad leaf regex may serve @p scheme only if it selects no unit of another scheme or kept BF16:
-/// name/regex targets must be disjoint across groups (schemes-spec §5.2 rule 1).
-bool servesOnly(const std::string& entry, const WeightScheme* scheme, const std::vector<Unit>& units)
+/// A broad leaf regex may serve @p scheme with @p rounding only if it selects no unit of another pair or
+/// kept BF16: name/regex targets must be disjoint across groups (schemes-spec §5.2 rule 1).
+bool servesOnly(const std::string& entry, const WeightScheme* scheme, const RoundingMethod* rounding,
+                const std::vector<Unit>& units)
 {
     const MatchEntry compiled(entry);
     const FusedMapping& mapping = standardFusedMapping();
     for (const auto& u : units) {
-        const bool same = u.quantized && u.scheme == scheme;
+        const bool same = u.quantized && u.scheme == scheme && u.rounding == rounding;
         if (same) {
             continue;
         }
@@ -82,12 +85,14 @@ std::string checkGroups(const std::vector<ConfigGroup>& groups, const std::vecto
             names.insert(names.end(), u.aliases.begin(), u.aliases.end());
             for (const auto& name : names) {
                 const int selected = selectConfigGroup(groups, name, u.className, *mapping);
-                if (selected < 0 || groups[static_cast<std::size_t>(selected)].scheme != u.scheme) {
+                const auto* group = selected < 0 ? nullptr : &groups[static_cast<std::size_t>(selected)];
+                if (!group || group->scheme != u.scheme || group->rounding != u.rounding) {
                     return "config groups give " + name + " " +
-                           (selected < 0
-                                ? std::string("no scheme")
-                                : std::string(groups[static_cast<std::size_t>(selected)].scheme->name)) +
-                           " instead of " + std::string(u.scheme->name) +
+                           (group ? std::string(group->scheme->name) + " with " +
+                                        std::string(group->rounding->name) + " rounding"
+                                  : std::string("no scheme")) +
+                           " instead of " + std::string(u.scheme->name) + " with " +
+                           std::string(u.rounding->name) + " rounding" +
                            (mapping == &empty ? "" : " with packed_modules_mapping");
                 }
             }
@@ -101,32 +106,43 @@ std::string checkGroups(const std::vector<ConfigGroup>& groups, const std::vecto
 ConfigGroupList buildConfigGroups(const std::vector<PlannedModule>& modules)
 {
     const auto units = unitsOf(modules);
-    std::map<const WeightScheme*, int> count;
-    for (const auto& u : units) {
-        if (u.quantized && u.layer != "lm_head") {
-            ++count[u.scheme];
+    // Every (scheme, rounding) pair in weightSchemes() x roundingMethods() order.
+    using Pair = std::pair<const WeightScheme*, const RoundingMethod*>;
+    std::vector<Pair> pairs;
+    for (const auto& s : weightSchemes()) {
+        for (const auto& r : roundingMethods()) {
+            pairs.emplace_back(&s, &r);
         }
     }
-    // The catch-all: the scheme with the most units (ties: the first in weightSchemes() order).
-    const WeightScheme* catchAll = nullptr;
-    for (const auto& s : weightSchemes()) {
-        if (count[&s] > 0 && (!catchAll || count[&s] > count[catchAll])) {
-            catchAll = &s;
+    std::map<Pair, int> count;
+    for (const auto& u : units) {
+        if (u.quantized && u.layer != "lm_head") {
+            ++count[{u.scheme, u.rounding}];
+        }
+    }
+    // The catch-all: the pair with the most units (ties: the first in that order).
+    std::optional<Pair> catchAll;
+    for (const auto& p : pairs) {
+        if (count[p] > 0 && (!catchAll || count[p] > count[*catchAll])) {
+            catchAll = p;
         }
     }
     ConfigGroupList list;
     if (catchAll) {
-        list.groups.push_back({catchAll, {"Linear"}});
+        list.groups.push_back({catchAll->first, {"Linear"}, catchAll->second});
     }
-    for (const auto& s : weightSchemes()) {
-        ConfigGroup group{&s, {}};
+    for (const auto& p : pairs) {
+        const auto [scheme, rounding] = p;
+        ConfigGroup group{scheme, {}, rounding};
         auto add = [&group](const std::string& target) {
             if (std::find(group.targets.begin(), group.targets.end(), target) == group.targets.end()) {
                 group.targets.push_back(target);
             }
         };
+        const bool isCatchAll = catchAll && p == *catchAll;
         for (const auto& u : units) {
-            if (!u.quantized || u.scheme != &s || (&s == catchAll && u.layer != "lm_head")) {
+            if (!u.quantized || u.scheme != scheme || u.rounding != rounding ||
+                (isCatchAll && u.layer != "lm_head")) {
                 continue;
             }
             if (u.layer == "lm_head") {
@@ -135,7 +151,7 @@ ConfigGroupList buildConfigGroups(const std::vector<PlannedModule>& modules)
             }
             if (u.layer.find(".layers.") != std::string::npos) {
                 const auto broad = nameregex::leafEntry(u.layer);
-                if (servesOnly(broad, &s, units)) {
+                if (servesOnly(broad, scheme, rounding, units)) {
                     add(broad);
                     continue;
                 }
@@ -148,7 +164,7 @@ ConfigGroupList buildConfigGroups(const std::vector<PlannedModule>& modules)
         if (group.targets.empty()) {
             continue;
         }
-        if (&s == catchAll) {
+        if (isCatchAll) {
             list.groups.front().targets.insert(list.groups.front().targets.end(), group.targets.begin(),
                                                group.targets.end());
         } else {

@@ -8,11 +8,15 @@
 
 namespace spark {
 
-/// @brief One `config_groups` entry: a scheme and the targets that select its modules in vLLM.
+/// @brief One `config_groups` entry: a scheme, the rounding method its `weights.observer` records, and the
+/// targets that select its modules in vLLM.
 struct ConfigGroup
 {
     const WeightScheme* scheme = nullptr;
     std::vector<std::string> targets;
+    /// The rounding of its modules; a config read from disk leaves nullptr where the observer names no
+    /// method Sparkulator recomputes (configreader.h).
+    const RoundingMethod* rounding = &rtnRounding();
 };
 
 /// @brief The config groups of a plan and how they checked out.
@@ -24,10 +28,10 @@ struct ConfigGroupList
     std::string error;
 };
 
-/// @brief Builds the groups for @p modules (schemes-spec §4.1, §5.2): the scheme with the most quantized
-/// decision units takes "Linear"; each other scheme gets, per unit, the broadest suffix-anchored regex
-/// that selects only units of that scheme ("re:.*\.(gate_up|gate|up)_proj$"), else one per unit with its
-/// layer index; a quantized lm_head is the exact target "lm_head".
+/// @brief Builds the groups for @p modules (schemes-spec §4.1, §5.2), one per (scheme, rounding method):
+/// the pair with the most quantized decision units takes "Linear"; each other pair gets, per unit, the
+/// broadest suffix-anchored regex that selects only units of that pair ("re:.*\.(gate_up|gate|up)_proj$"),
+/// else one per unit with its layer index; a quantized lm_head is the exact target "lm_head".
 ConfigGroupList buildConfigGroups(const std::vector<PlannedModule>& modules);
 
 /// @brief vLLM's `get_scheme_dict` for one Linear layer not ignored: the index of the group whose

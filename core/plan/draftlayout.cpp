@@ -245,7 +245,7 @@ std::vector<DraftModule> describeModules(const ArchitectureInfo& arch, const std
             m.fusedGroup = c.fusedLeaf;
             m.vllmName = parentOf(m.vllmShardName) + "." + c.fusedLeaf;
         }
-        // EAGLE3 before vllm#48068 (2026-07-09) named layer 0's fused attention without ".self_attn".
+        // EAGLE3 before vllm#48068 (merged 2026-07-16) named layer 0's fused attention without ".self_attn".
         if (arch.kind == DraftArchitecture::Eagle3 && c.fusedLeaf == "qkv_proj") {
             const auto attn = parentOf(m.vllmName);
             m.vllmAliases.push_back(parentOf(attn) + ".qkv_proj");

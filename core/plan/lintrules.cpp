@@ -45,8 +45,12 @@ const std::vector<LintRule>& lintRules()
          "A draft predicts from the target's hidden states: pair it with the target precision "
          "it was calibrated for."},
         {"eagle3-fc", "Older vLLM cannot load a quantized EAGLE-3 fc."},
-        {"compile-cache", "Older vLLM shared compiled graphs between a BF16 and a quantized draft of one "
-                          "architecture."},
+        {"eagle3-shallow-int4",
+         "A one-layer EAGLE-3 head at 4 bits: data-free rounding error has no later layers to average it "
+         "out, which costs acceptance; use the eagle3-int8 preset or check acceptance offline "
+         "(sparkulator-cli acceptance)."},
+        {"compile-cache", "Before vllm#47911 the compile cache key left out the draft model's config, so a "
+                          "BF16 and a quantized draft of one architecture could share compiled graphs."},
         {"nothing-quantized", "The plan quantizes no module."},
         {"ignore-selfcheck",
          "The generated ignore list does not select exactly the Linears kept BF16 (an internal "
@@ -56,9 +60,14 @@ const std::vector<LintRule>& lintRules()
         {"invalid-scheme-rule", "A --scheme rule is not ENTRY=SCHEME with a known scheme name."},
         {"scheme-unmatched",
          "A scheme rule you added matches no vLLM module name (names are exact unless they start with re:)."},
+        {"invalid-rounding", "The default --rounding is not a known rounding method (rtn, mse, range)."},
+        {"invalid-rounding-rule", "A --rounding rule is not ENTRY=METHOD with a known rounding method."},
+        {"rounding-unmatched", "A rounding rule you added matches no vLLM module name (names are exact "
+                               "unless they start with re:)."},
         {"lm-head-quantized", "A quantized lm_head needs a vLLM that passes quant_config to the draft's "
                               "ParallelLMHead (EAGLE-3 since "
-                              "vllm#37280) and the V1 model runner."},
+                              "vllm#37280) and handles it in compressed-tensors (vllm#37291); packed schemes "
+                              "also need the V1 model runner (vllm#53104)."},
         {"fp8-activations",
          "FP8_DYNAMIC quantizes activations per token at run time; FP8 weight-only has no usable kernel on "
          "recent GPUs."},

@@ -3,6 +3,7 @@
 #include "core/io/filewriter.h"
 #include "core/io/ioerror.h"
 #include "core/io/strictjson.h"
+#include "core/quant/roundingmethod.h"
 #include "core/quant/weightscheme.h"
 
 #include <atomic>
@@ -114,6 +115,8 @@ nlohmann::json planFileJson(const PlanOptions& options)
     out["targets"] = options.targets;
     out["ignore"] = options.ignore;
     out["schemes"] = options.schemes;
+    out["rounding"] = options.rounding;
+    out["roundings"] = options.roundings;
     const WeightScheme* scheme = intSymmetricScheme(options.bits, options.groupSize);
     out["default_scheme"] = scheme ? std::string(scheme->name) : std::string("W4A16");
     if (options.targetLayers) {
@@ -147,9 +150,9 @@ PlanOptions parsePlanFile(std::string_view text, const std::string& file)
     if (!root.is_object()) {
         fail(file, "expected a JSON object (a Sparkulator plan file)");
     }
-    static const std::set<std::string> known{"format", "version", "preset",         "targets",
-                                             "ignore", "schemes", "default_scheme", "target_layers",
-                                             "tp",     "budget"};
+    static const std::set<std::string> known{"format",         "version",       "preset",   "targets",
+                                             "ignore",         "schemes",       "rounding", "roundings",
+                                             "default_scheme", "target_layers", "tp",       "budget"};
     for (const auto& [key, value] : root.items()) {
         if (!known.contains(key)) {
             fail(file, "unknown field '" + key + "'");
@@ -181,6 +184,19 @@ PlanOptions parsePlanFile(std::string_view text, const std::string& file)
     options.targets = stringList(root, "targets", file);
     options.ignore = stringList(root, "ignore", file);
     options.schemes = stringList(root, "schemes", file);
+    if (root.contains("rounding")) {
+        const auto& value = root.at("rounding");
+        const auto* method = value.is_string() ? findRoundingMethod(value.get<std::string>()) : nullptr;
+        if (!method) {
+            failField(
+                file, "rounding",
+                (value.is_string() ? "'" + value.get<std::string>() + "' is not" : std::string("expected")) +
+                    " a rounding method (" + roundingMethodNames() + ")");
+        }
+        options.rounding = std::string(method->name);
+    }
+    // Rules are checked by the planner like scheme rules (a bad one is a plan error naming it).
+    options.roundings = stringList(root, "roundings", file);
     if (root.contains("default_scheme")) {
         const auto& value = root.at("default_scheme");
         if (!value.is_string()) {

@@ -30,6 +30,8 @@ inline constexpr int kPlanFileVersion = 1;
 ///   "targets": ["re:.*mlp.*"],      // entries added to the preset's targets, in order
 ///   "ignore": ["lm_head"],          // entries added to the preset's ignore entries, in order
 ///   "schemes": ["re:.*down.*=W8A16"], // scheme rules ENTRY=SCHEME after the preset's (the last match wins)
+///   "rounding": "rtn",              // the default rounding method: rtn, mse or range
+///   "roundings": ["re:.*down.*=mse"], // rounding rules ENTRY=METHOD (the last match wins)
 ///   "default_scheme": "W4A16",      // an integer symmetric scheme (bits and group, like --bits/--group)
 ///   "target_layers": 32,            // optional: the target model's layer count
 ///   "tp": 1,                        // optional: tensor-parallel degree (default 1)
@@ -46,7 +48,7 @@ inline constexpr int kPlanFileVersion = 1;
 nlohmann::json planFileJson(const PlanOptions& options);
 
 /// @brief Parses plan file JSON text; @p fileName only names the file in errors. Throws PlanFileError
-/// for bad JSON, a wrong type, an unknown key, an unknown version or an unknown default scheme.
+/// for bad JSON, a wrong type, an unknown key, an unknown version, an unknown default scheme or rounding.
 PlanOptions parsePlanFile(std::string_view text, const std::string& fileName);
 
 /// @brief Reads the plan file @p path (parsePlanFile). Throws PlanFileError, also when it cannot be read.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/plan/draftmodule.h"
+#include "core/quant/roundingmethod.h"
 #include "core/quant/weightscheme.h"
 
 #include <cstdint>
@@ -22,6 +23,9 @@ struct PlannedModule : DraftModule
     PlanDecision decision = PlanDecision::Keep;
     /// The module's scheme: keepScheme() (BF16) unless decision == Quantize. Fused shards share it.
     const WeightScheme* scheme = &keepScheme();
+    /// How its groups are rounded (roundingmethod.h): rtnRounding() unless decision == Quantize and a
+    /// --rounding default or rule chose another. Fused shards share it, like the scheme.
+    const RoundingMethod* rounding = &rtnRounding();
     std::string reason;           ///< one line: which entry decided, or which limit kept it BF16
     std::uint64_t bytesAfter = 0; ///< the module's bytes after the plan
 };

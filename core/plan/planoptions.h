@@ -31,6 +31,12 @@ struct PlanOptions
     /// WeightScheme name, BF16 to keep), applied in order after the preset's: the last rule matching a
     /// decision unit gives its scheme, even for a module the targets/ignore entries left BF16.
     std::vector<std::string> schemes;
+    /// The rounding method of quantized modules no rounding rule names: "rtn", "mse" or "range"
+    /// (roundingmethod.h). Orthogonal to the scheme.
+    std::string rounding = "rtn";
+    /// Rounding rules "ENTRY=METHOD" (ENTRY with vLLM's target semantics, as for @ref schemes): the last
+    /// rule matching a quantized decision unit gives its rounding method; BF16 units ignore them.
+    std::vector<std::string> roundings;
     /// The target model's layer count, which offsets draft layer indices in vLLM prefixes. Overrides the
     /// config; when neither has it the plan uses 0 and lints "target-layers-unknown".
     std::optional<int> targetLayers;

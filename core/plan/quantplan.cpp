@@ -4,6 +4,7 @@
 #include "core/plan/ignorelist.h"
 #include "core/plan/nameregex.h"
 #include "core/plan/preset.h"
+#include "core/plan/shallowheadlint.h"
 #include "core/plan/vllmmatching.h"
 
 #include <algorithm>
@@ -144,9 +145,54 @@ std::vector<SchemeRule> compileSchemeRules(const std::vector<std::string>& prese
     return rules;
 }
 
-/// The last rule selecting the vLLM layer @p layer of @p lead (name, class, shards, older aliases).
-const SchemeRule* lastMatchingRule(const std::vector<SchemeRule>& rules, const std::string& layer,
-                                   const DraftModule& lead)
+/// A compiled "ENTRY=METHOD" rounding rule.
+struct RoundingRule
+{
+    MatchEntry entry;
+    const RoundingMethod* method = nullptr;
+    std::string text;
+
+    std::string describe() const { return "rounding rule '" + text + "' (--rounding)"; }
+};
+
+/// Parses the user's rounding rules; bad ones become errors and are dropped. They are not entries of the
+/// plan's preview (that lists what selects modules), but an unmatched one is linted like a scheme rule.
+std::vector<RoundingRule> compileRoundingRules(const std::vector<std::string>& texts,
+                                               const std::vector<DraftModule>& described, LintSink& lint)
+{
+    std::vector<RoundingRule> rules;
+    for (const auto& text : texts) {
+        const auto equals = text.rfind('=');
+        const auto* method = equals == std::string::npos
+                                 ? nullptr
+                                 : findRoundingMethod(std::string_view(text).substr(equals + 1));
+        if (!method || equals == 0) {
+            lint.add("invalid-rounding-rule", LintSeverity::Error, {text},
+                     "rounding rule '" + text + "' (--rounding) is not ENTRY=METHOD with METHOD one of " +
+                         roundingMethodNames(),
+                     "");
+            continue;
+        }
+        RoundingRule rule{MatchEntry(text.substr(0, equals)), method, text};
+        const auto preview = previewEntry(rule.entry, EntryKind::Scheme, "--rounding", described);
+        if (!preview.valid) {
+            lint.add("invalid-entry", LintSeverity::Error, {text}, preview.error, "");
+            continue;
+        }
+        for (const auto& w : preview.warnings) {
+            lint.add(w.starts_with("matches nothing") ? "rounding-unmatched" : "entry-pattern",
+                     LintSeverity::Warning, {text}, rule.describe() + " " + w + ".", "format-spec §4.1, §6");
+        }
+        rules.push_back(std::move(rule));
+    }
+    return rules;
+}
+
+/// The last rule (scheme or rounding) selecting the vLLM layer @p layer of @p lead (name, class, shards,
+/// older aliases).
+template <class Rule>
+const Rule* lastMatchingRule(const std::vector<Rule>& rules, const std::string& layer,
+                             const DraftModule& lead)
 {
     for (auto it = rules.rbegin(); it != rules.rend(); ++it) {
         const std::vector<MatchEntry> one{it->entry};
@@ -163,7 +209,8 @@ const SchemeRule* lastMatchingRule(const std::vector<SchemeRule>& rules, const s
 
 /// lm_head takes a scheme only through a rule naming it exactly (vLLM quantizes a ParallelLMHead only
 /// through the exact target "lm_head", schemes-spec §5.2 rule 4) and only on EAGLE-3, whose vLLM model
-/// passes quant_config to it (vllm#37280); DFlash and DSpark build it without one.
+/// passes quant_config to it (vllm#37280) and compressed-tensors handles a ParallelLMHead (vllm#37291);
+/// DFlash and DSpark build it without one. Citations: docs/citations.md.
 void applyHeadRule(QuantPlan& plan, PlannedModule& head, const std::vector<SchemeRule>& rules, LintSink& lint)
 {
     const auto it = std::find_if(rules.rbegin(), rules.rend(), [](const SchemeRule& r) {
@@ -193,13 +240,20 @@ void applyHeadRule(QuantPlan& plan, PlannedModule& head, const std::vector<Schem
     head.decision = PlanDecision::Quantize;
     head.scheme = &scheme;
     head.reason = std::string(scheme.name) + ": " + it->describe();
+    // Packed schemes store weight_packed and no .weight; FP8_DYNAMIC keeps .weight (vllm#53104 only bites
+    // the former).
+    const bool packed = scheme.family != SchemeFamily::Fp8;
     lint.add("lm-head-quantized",
              scheme.family == SchemeFamily::Nvfp4 ? LintSeverity::Warning : LintSeverity::Info, {head.name},
              "lm_head is quantized (" + std::string(scheme.name) +
-                 "): it needs a vLLM with vllm#37280 and the V1 model runner (the V2 runner crashes on a "
-                 "quantized "
-                 "draft lm_head, vllm#53104); the head's error lands directly on the draft logits" +
-                 (scheme.family == SchemeFamily::Nvfp4 ? "; NVFP4 lm_head hits vllm#52434 on GB10" : "") +
+                 "): it needs a vLLM with vllm#37280 and vllm#37291" +
+                 (packed ? std::string(" and the V1 model runner (the V2 runner reads the draft lm_head's "
+                                       ".weight, which a packed head does not have; open fix vllm#53104)")
+                         : std::string()) +
+                 "; the head's error lands directly on the draft logits" +
+                 (scheme.family == SchemeFamily::Nvfp4
+                      ? "; no report of an NVFP4 draft lm_head served by vLLM was found: test it first"
+                      : "") +
                  ".",
              "vllm#37280");
 }
@@ -226,7 +280,7 @@ void lintSchemes(const QuantPlan& plan, LintSink& lint)
                 "fp8-activations", LintSeverity::Info, modules,
                 "FP8_DYNAMIC quantizes activations per token at run time (W8A8, CUTLASS FP8, compute "
                 "capability >= 8.9): weight-only FP8 is avoided because its only kernel is Marlin FP8, which "
-                "vLLM refuses on sm_89+ unless forced (vllm#52543).",
+                "vLLM's Marlin code refuses on sm_89+ unless forced.",
                 "schemes-spec §5.2 rule 6");
         }
         if (scheme->family == SchemeFamily::Nvfp4) {
@@ -280,7 +334,22 @@ std::vector<const WeightScheme*> QuantPlan::schemesUsed() const
 {
     std::vector<const WeightScheme*> out;
     for (const auto& g : groups) {
-        out.push_back(g.scheme);
+        if (std::find(out.begin(), out.end(), g.scheme) == out.end()) { // one group per rounding too
+            out.push_back(g.scheme);
+        }
+    }
+    return out;
+}
+
+std::vector<const RoundingMethod*> QuantPlan::roundingsUsed() const
+{
+    std::vector<const RoundingMethod*> out;
+    for (const auto& method : roundingMethods()) {
+        if (std::any_of(modules.begin(), modules.end(), [&](const PlannedModule& m) {
+                return m.decision == PlanDecision::Quantize && m.rounding == &method;
+            })) {
+            out.push_back(&method);
+        }
     }
     return out;
 }
@@ -311,6 +380,13 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         lint.add("scheme", LintSeverity::Error, {}, problem, "format-spec §4.6");
     } else {
         plan.defaultScheme = intSymmetricScheme(options.bits, options.groupSize);
+    }
+    if (const auto* rounding = findRoundingMethod(options.rounding)) {
+        plan.defaultRounding = rounding;
+    } else {
+        lint.add("invalid-rounding", LintSeverity::Error, {},
+                 "unknown rounding method '" + options.rounding + "' (known: " + roundingMethodNames() + ")",
+                 "");
     }
     if (options.tpDegree < 1) {
         lint.add("scheme", LintSeverity::Error, {}, "the tensor-parallel degree must be at least 1", "");
@@ -374,6 +450,7 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
 
     const auto rules =
         compileSchemeRules(preset->schemes, "preset " + preset->name, options.schemes, described, plan, lint);
+    const auto roundingRules = compileRoundingRules(options.roundings, described, lint);
 
     plan.modules.reserve(described.size());
     for (const auto& d : described) {
@@ -479,7 +556,7 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
                 return plan.modules[i].vllmShardName != layer &&
                        rule.entry.matches(plan.modules[i].vllmShardName);
             });
-            if (someShard && lastMatchingRule({rule}, layer, lead) == nullptr) {
+            if (someShard && lastMatchingRule(std::vector<SchemeRule>{rule}, layer, lead) == nullptr) {
                 lint.add("fused-entry-mismatch", LintSeverity::Warning, names,
                          rule.describe() + " names some shards of the fused " + lead.fusedGroup + " " +
                              layer +
@@ -613,6 +690,29 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         }
     }
 
+    // Rounding, per quantized decision unit (fused shards share one): the last rounding rule that matches,
+    // else the default. Orthogonal to the scheme, so it never changes a decision or a size.
+    std::map<std::string, std::vector<std::size_t>> quantizedUnits;
+    for (std::size_t i = 0; i < plan.modules.size(); ++i) {
+        if (plan.modules[i].decision == PlanDecision::Quantize) {
+            quantizedUnits[plan.modules[i].vllmName].push_back(i);
+        }
+    }
+    for (const auto& [layer, members] : quantizedUnits) {
+        const auto& lead = plan.modules[members.front()];
+        const auto* rule = lastMatchingRule(roundingRules, layer, lead);
+        const RoundingMethod* method = rule ? rule->method : plan.defaultRounding;
+        for (const auto i : members) {
+            auto& m = plan.modules[i];
+            m.rounding = method;
+            if (rule) {
+                m.reason += "; " + std::string(method->name) + " rounding: " + rule->describe();
+            } else if (method != &rtnRounding()) {
+                m.reason += "; " + std::string(method->name) + " rounding (--rounding default)";
+            }
+        }
+    }
+
     // Sizes (§2.1) and the bytes one draft step streams (gathers excluded).
     for (auto& m : plan.modules) {
         m.bytesAfter = m.bytes;
@@ -708,17 +808,21 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         const auto* fc = plan.findModule("fc");
         if (fc && fc->decision == PlanDecision::Quantize) {
             lint.add("eagle3-fc", LintSeverity::Info, {"fc"},
-                     "fc is a quantizable ReplicatedLinear only since vllm#28435 (Nov 2025): older vLLM "
+                     "fc is a quantizable ReplicatedLinear only since vllm#28435 (merged): older vLLM "
                      "cannot load "
                      "it quantized.",
                      "vllm#28435");
         }
     }
+    if (auto shallow = shallowHeadFinding(plan)) {
+        lint.add(std::move(shallow->id), shallow->severity, std::move(shallow->modules),
+                 std::move(shallow->message), std::move(shallow->citation));
+    }
     if (plan.sizes.quantizedModules > 0 && arch.kind != DraftArchitecture::Generic) {
         lint.add("compile-cache", LintSeverity::Info, {},
-                 "before vllm#47911 a BF16 and a quantized draft of one architecture shared compiled graphs: "
-                 "use a "
-                 "fresh VLLM_CACHE_ROOT when switching drafts on older vLLM.",
+                 "before vllm#47911 the compile cache key left out the draft model's config, so a BF16 and a "
+                 "quantized draft of one architecture could share compiled graphs: use a fresh "
+                 "VLLM_CACHE_ROOT when switching drafts on older vLLM.",
                  "vllm#47911");
     }
     if (plan.sizes.quantizedModules == 0 && plan.errors.empty()) {

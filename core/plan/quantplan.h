@@ -32,6 +32,8 @@ struct QuantPlan
     std::string preset;          ///< as resolved ("glm-dspark")
     /// The scheme of modules the targets select when no scheme rule assigns another (--bits/--group).
     const WeightScheme* defaultScheme = &keepScheme();
+    /// The rounding method of quantized modules no --rounding rule names (rtn unless asked otherwise).
+    const RoundingMethod* defaultRounding = &rtnRounding();
     int tpDegree = 1;
     int targetLayers = 0;               ///< the offset used in vLLM names
     bool targetLayersKnown = false;     ///< false: 0 was assumed (lint "target-layers-unknown")
@@ -42,10 +44,13 @@ struct QuantPlan
     std::vector<std::string> errors; ///< invalid regex, fused-group disagreement, bad scheme, unknown preset
     std::vector<std::string> ignore; ///< generated ignore list (see ignoreEntries)
 
-    /// @brief One compressed-tensors config group per distinct scheme (schemes-spec §4): the most common
-    /// scheme takes the "Linear" catch-all, the others compact suffix-anchored regexes (or "lm_head")
-    /// disjoint across groups. A single-scheme plan has one group targeting "Linear".
+    /// @brief One compressed-tensors config group per distinct (scheme, rounding method) (schemes-spec §4;
+    /// a group's `weights.observer` records the rounding): the most common pair takes the "Linear"
+    /// catch-all, the others compact suffix-anchored regexes (or "lm_head") disjoint across groups. A plan
+    /// with one scheme and one rounding has one group targeting "Linear".
     std::vector<ConfigGroup> groups;
+    /// @brief The distinct rounding methods of the quantized modules, in roundingMethods() order.
+    std::vector<const RoundingMethod*> roundingsUsed() const;
     /// @brief The distinct schemes of the quantized modules, in groups order.
     std::vector<const WeightScheme*> schemesUsed() const;
     /// @brief "W4A16" for one scheme, "W4A16 + W8A16 + NVFP4A16" for several (groups order); the default

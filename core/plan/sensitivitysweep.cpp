@@ -1,9 +1,9 @@
 #include "core/plan/sensitivitysweep.h"
 
-#include "core/export/rowchunks.h"
 #include "core/io/ioerror.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/rowchunks.h"
 #include "core/quant/schemecodec.h"
 #include "core/quant/schemesweep.h"
 #include "core/util/parallel.h"

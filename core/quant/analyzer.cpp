@@ -2,7 +2,9 @@
 
 #include "core/io/ioerror.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/roundingsearch.h"
 #include "core/quant/schemecodec.h"
+#include "core/util/parallel.h"
 
 #include <algorithm>
 
@@ -30,7 +32,38 @@ void forEachBlock(const SafetensorsFile& file, const TensorInfo& tensor, std::si
     }
 }
 
+/// The context of @p tensor alone: its searched ranges (when the rounding searches) and NVFP4's global
+/// scale from its own (shrunk) statistics, whose absmax lands in @p absmax.
+SchemeContext ownContext(const SafetensorsFile& file, const TensorInfo& tensor, const WeightScheme& scheme,
+                         const RoundingMethod& rounding, std::size_t chunkBytes, unsigned threads,
+                         std::vector<std::byte>& buffer, float& absmax)
+{
+    SchemeContext ctx;
+    absmax = 0;
+    if (rounding.searches()) {
+        RangeSearch search(rounding, scheme, tensor.shape[0], tensor.shape[1], tensor.dtype);
+        forEachBlock(file, tensor, chunkBytes, buffer,
+                     [&](const WeightRows& rows, std::uint64_t) { search.addRows(rows, threads); });
+        ctx.ranges = search.finish();
+        absmax = ctx.ranges->absmax;
+    } else if (scheme.codec()->usesGlobalScale()) {
+        absmax = tensorAbsmax(file, tensor, chunkBytes, buffer);
+    }
+    if (scheme.codec()->usesGlobalScale()) {
+        auto ranges = std::move(ctx.ranges);
+        ctx = scheme.codec()->contextForAbsmax(tensor.dtype, absmax);
+        ctx.ranges = std::move(ranges);
+    }
+    return ctx;
+}
+
 } // namespace
+
+const RoundingMethod& analyzedRounding(const AnalyzeOptions& options, const std::string& tensor)
+{
+    const auto it = options.tensorRoundings.find(tensor);
+    return it != options.tensorRoundings.end() ? *it->second : *options.rounding;
+}
 
 bool isAnalyzable(const TensorInfo& tensor, const WeightScheme& scheme)
 {
@@ -60,10 +93,12 @@ TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& te
                                const ProgressFn& progress, const std::optional<SchemeContext>& context)
 {
     const auto& scheme = analyzedScheme(options, tensor.name);
+    const auto& rounding = analyzedRounding(options, tensor.name);
     SchemeContext ctx = context.value_or(SchemeContext{});
-    if (!context && scheme.quantizes() && scheme.codec()->usesGlobalScale()) {
-        ctx = scheme.codec()->contextForAbsmax(tensor.dtype,
-                                               tensorAbsmax(file, tensor, options.chunkBytes, buffer));
+    if (!context && scheme.quantizes() && (rounding.searches() || scheme.codec()->usesGlobalScale())) {
+        float absmax = 0;
+        ctx = ownContext(file, tensor, scheme, rounding, options.chunkBytes,
+                         resolveThreads(static_cast<int>(options.threads)), buffer, absmax);
     }
     ErrorStatsAccumulator acc(scheme, tensor.shape[0], tensor.shape[1], ctx);
     forEachBlock(file, tensor, options.chunkBytes, buffer, [&](const WeightRows& block, std::uint64_t done) {
@@ -84,17 +119,23 @@ std::vector<TensorAnalysis> analyzeCheckpoint(const Checkpoint& checkpoint, cons
     }
     std::vector<TensorAnalysis> out;
     std::vector<std::byte> buffer;
-    // NVFP4 fused sets: the absmax over every member first (one extra read of those weights only).
+    // NVFP4 fused sets: every member's context first (its search, or one extra read for the absmax), then
+    // the set's global scale from all of them, as the exporter does (modulecontexts.h).
+    const unsigned threads = resolveThreads(static_cast<int>(options.threads));
     std::map<std::string, float> setAbsmax;
+    std::map<std::string, SchemeContext> memberContexts;
     for (const auto& t : checkpoint.tensors()) {
         const auto& scheme = analyzedScheme(options, t.info.name);
         const auto set = options.fusedSetOf.find(t.info.name);
         if (set != options.fusedSetOf.end() && isAnalyzable(t.info, scheme) &&
             scheme.codec()->usesGlobalScale()) {
             try {
-                setAbsmax[set->second] =
-                    std::max(setAbsmax[set->second],
-                             tensorAbsmax(checkpoint.fileOf(t), t.info, options.chunkBytes, buffer));
+                const auto& rounding = analyzedRounding(options, t.info.name);
+                float absmax = 0;
+                auto ctx = ownContext(checkpoint.fileOf(t), t.info, scheme, rounding, options.chunkBytes,
+                                      threads, buffer, absmax);
+                setAbsmax[set->second] = std::max(setAbsmax[set->second], absmax);
+                memberContexts[t.info.name] = std::move(ctx);
             } catch (const QuantError&) {
                 // The member's own analysis reports its NaN/Inf below.
             }
@@ -106,8 +147,10 @@ std::vector<TensorAnalysis> analyzeCheckpoint(const Checkpoint& checkpoint, cons
         if (!isAnalyzable(t.info, scheme)) {
             continue;
         }
-        TensorAnalysis a{
-            t.info.name, checkpoint.fileNameOf(t), t.info.dtype, t.info.shape, &scheme, std::nullopt, {}};
+        TensorAnalysis a{t.info.name,  checkpoint.fileNameOf(t),
+                         t.info.dtype, t.info.shape,
+                         &scheme,      &analyzedRounding(options, t.info.name),
+                         std::nullopt, {}};
         const auto base = done;
         const ProgressFn tensorProgress = [&](std::uint64_t bytes, std::uint64_t) {
             return reportProgress(progress, base + bytes, total);
@@ -116,6 +159,9 @@ std::vector<TensorAnalysis> analyzeCheckpoint(const Checkpoint& checkpoint, cons
         if (const auto set = options.fusedSetOf.find(t.info.name);
             set != options.fusedSetOf.end() && setAbsmax.count(set->second)) {
             context = scheme.codec()->contextForAbsmax(t.info.dtype, setAbsmax[set->second]);
+            if (const auto member = memberContexts.find(t.info.name); member != memberContexts.end()) {
+                context->ranges = member->second.ranges;
+            }
         }
         try {
             a.stats = analyzeTensor(checkpoint.fileOf(t), t.info, options, buffer, tensorProgress, context);

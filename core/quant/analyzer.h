@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "core/progress.h"
 #include "core/quant/errorstats.h"
+#include "core/quant/roundingmethod.h"
 
 #include <map>
 #include <optional>
@@ -18,6 +19,10 @@ struct AnalyzeOptions
     const WeightScheme* scheme = intSymmetricScheme(4, 128);
     /// Per-tensor schemes (a plan's scheme per module); BF16 entries are skipped.
     std::map<std::string, const WeightScheme*> tensorSchemes;
+    /// The rounding method every tensor is measured under (searching ones search first, roundingsearch.h),
+    /// unless @ref tensorRoundings names another for it.
+    const RoundingMethod* rounding = &rtnRounding();
+    std::map<std::string, const RoundingMethod*> tensorRoundings;
     /// NVFP4's global scale comes from the absmax over a fused set: tensors with the same key here share
     /// one (a plan's vLLM unit name); a tensor without a key is its own set.
     std::map<std::string, std::string> fusedSetOf;
@@ -33,7 +38,8 @@ struct TensorAnalysis
     std::string file; ///< shard file name
     DType dtype = DType::BF16;
     std::vector<std::uint64_t> shape;
-    const WeightScheme* scheme = nullptr; ///< the scheme it was measured under
+    const WeightScheme* scheme = nullptr;     ///< the scheme it was measured under
+    const RoundingMethod* rounding = nullptr; ///< and the rounding method
     std::optional<TensorErrorStats> stats;
     std::string error; ///< one line; empty when stats is set
 };
@@ -44,10 +50,14 @@ bool isAnalyzable(const TensorInfo& tensor, const WeightScheme& scheme);
 /// @brief The scheme @p options measure @p tensor under.
 const WeightScheme& analyzedScheme(const AnalyzeOptions& options, const std::string& tensor);
 
+/// @brief The rounding method @p options measure @p tensor under.
+const RoundingMethod& analyzedRounding(const AnalyzeOptions& options, const std::string& tensor);
+
 /// @brief Error statistics of one tensor, read with pread in row blocks into @p buffer (reused across
 /// calls, grown when needed), so memory stays bounded whatever the tensor size. @p progress gets
-/// bytes of this tensor. @p context is NVFP4's global scale (default: from this tensor's own absmax, one
-/// more read). Throws QuantError (NaN/Inf), IoError (read failure, or Cancelled).
+/// bytes of this tensor. @p context is NVFP4's global scale and the searched ranges (default: searched
+/// here when the rounding searches, the global scale from this tensor's own statistics; one more read).
+/// Throws QuantError (NaN/Inf), IoError (read failure, or Cancelled).
 TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& tensor,
                                const AnalyzeOptions& options, std::vector<std::byte>& buffer,
                                const ProgressFn& progress = {},

@@ -60,7 +60,9 @@ ErrorStatsAccumulator::ErrorStatsAccumulator(const WeightScheme& scheme, std::ui
 
 void ErrorStatsAccumulator::addRows(const WeightRows& rows, unsigned threads, const QuantBackend* backend)
 {
-    const bool simd = m_scheme->family == SchemeFamily::IntSymmetric;
+    // Searched ranges (a rounding method other than rtn) go through the codec's traceRow, which honours
+    // them; the SIMD/CUDA kernels compute min-max scales only.
+    const bool simd = m_scheme->family == SchemeFamily::IntSymmetric && !m_context.ranges;
     if (simd) {
         rows.validate(m_scheme->intScheme());
     } else {

@@ -72,8 +72,9 @@ class ErrorStatsAccumulator
     /// Throws QuantError when the scheme is invalid.
     ErrorStatsAccumulator(const QuantScheme& scheme, std::uint64_t rows, std::uint64_t cols);
     /// @brief Statistics under any quantizing scheme; @p context carries NVFP4's global scale (see
-    /// SchemeCodec::contextForAbsmax). Integer symmetric schemes run on the backend given to addRows(),
-    /// the others on the CPU. Throws QuantError for BF16 (nothing to measure).
+    /// SchemeCodec::contextForAbsmax) and, for a searching rounding method, the searched ranges. Integer
+    /// symmetric schemes without ranges run on the backend given to addRows(), the rest on the CPU. Throws
+    /// QuantError for BF16 (nothing to measure).
     ErrorStatsAccumulator(const WeightScheme& scheme, std::uint64_t rows, std::uint64_t cols,
                           const SchemeContext& context = {});
 

@@ -28,15 +28,20 @@ class Fp8Codec final : public CpuEncodedCodec
         }
     }
 
-    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
+    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& context,
                          ElementCode* out) const override
     {
         thread_local std::vector<float> w; // traceRow runs once per row: no allocation per call
         w.resize(rows.cols);
         codec::loadRow(rows, r, w.data());
         float absmax = 0;
-        for (const float v : w) {
-            absmax = std::max(absmax, std::fabs(v));
+        if (context.ranges) {
+            const auto [mn, mx] = codec::groupRange(*context.ranges, rows, r, 0);
+            absmax = std::max(-mn, mx);
+        } else {
+            for (const float v : w) {
+                absmax = std::max(absmax, std::fabs(v));
+            }
         }
         const float s = rtn::scaleFromAbsmax(rows.dtype, absmax, kFp8Max);
         for (std::size_t k = 0; k < rows.cols; ++k) {
@@ -52,12 +57,24 @@ class Fp8Codec final : public CpuEncodedCodec
 
   private:
     /// The row scales always (weight_scale alone needs only the absmax).
-    void encodeRows(const WeightRows& rows, const SchemeContext& /*context*/,
+    void encodeRows(const WeightRows& rows, const SchemeContext& context,
                     std::vector<std::vector<std::byte>>& parts, unsigned threads, bool codes) const override
     {
         codec::validateRows(rows, -1);
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
         auto* codeBytes = reinterpret_cast<std::uint8_t*>(parts[0].data());
+        if (context.ranges) {
+            // The searched row ranges: CT's scale of each, then the codes under it (scalar).
+            codec::forEachRow(rows, threads, [&](std::size_t r, const float* w) {
+                const auto [mn, mx] = codec::groupRange(*context.ranges, rows, r, 0);
+                const float s = rtn::scaleFromAbsmax(rows.dtype, std::max(-mn, mx), kFp8Max);
+                rtn::storeScale(rows.dtype, s, parts[1].data() + r * scaleBytes(rows.dtype));
+                for (std::size_t k = 0; codes && k < rows.cols; ++k) {
+                    codeBytes[r * rows.cols + k] = codec::fp8Code(rows.dtype, w[k], s);
+                }
+            });
+            return;
+        }
         rowblocks::run(rows, 1, threads, [&](const WeightRows& part, std::size_t begin) {
             return kernels::encodeFp8Rows(part, codes ? codeBytes + begin * rows.cols : nullptr,
                                           parts[1].data() + begin * scaleBytes(rows.dtype));

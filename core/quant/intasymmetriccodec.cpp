@@ -52,7 +52,7 @@ class IntAsymmetricCodec final : public CpuEncodedCodec
         }
     }
 
-    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
+    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& context,
                          ElementCode* out) const override
     {
         thread_local std::vector<float> w; // traceRow runs once per row: no allocation per call
@@ -60,8 +60,7 @@ class IntAsymmetricCodec final : public CpuEncodedCodec
         codec::loadRow(rows, r, w.data());
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += static_cast<std::size_t>(m_group)) {
-            const auto p =
-                codec::asymGroupParams(rows.dtype, w.data() + g0, static_cast<std::size_t>(m_group));
+            const auto p = groupParams(rows, r, context, w.data(), g0);
             epsGroups += p.eps;
             for (std::size_t k = g0; k < g0 + static_cast<std::size_t>(m_group); ++k) {
                 const int q = codec::quantizeAsym(rows.dtype, w[k], p);
@@ -80,8 +79,21 @@ class IntAsymmetricCodec final : public CpuEncodedCodec
     }
 
   private:
+    /// The parameters of the group starting at column @p g0 of row @p r (values @p w): from its own
+    /// min-max, or from the searched range of the context.
+    codec::AsymGroupParams groupParams(const WeightRows& rows, std::size_t r, const SchemeContext& context,
+                                       const float* w, std::size_t g0) const
+    {
+        const auto width = static_cast<std::size_t>(m_group);
+        if (!context.ranges) {
+            return codec::asymGroupParams(rows.dtype, w + g0, width);
+        }
+        const auto [mn, mx] = codec::groupRange(*context.ranges, rows, r, g0 / width);
+        return codec::asymGroupParams(rows.dtype, mn, mx);
+    }
+
     /// Scales and zero points always.
-    void encodeRows(const WeightRows& rows, const SchemeContext& /*context*/,
+    void encodeRows(const WeightRows& rows, const SchemeContext& context,
                     std::vector<std::vector<std::byte>>& parts, unsigned threads, bool codes) const override
     {
         codec::validateRows(rows, m_group, kRowsPerZeroWord);
@@ -90,12 +102,33 @@ class IntAsymmetricCodec final : public CpuEncodedCodec
         const std::size_t words = (rows.cols + 7) / 8;
         auto* packed = reinterpret_cast<std::int32_t*>(parts[0].data());
         std::vector<std::int8_t> zeroPoints(rows.rowCount * groups);
-        rowblocks::run(rows, kRowsPerZeroWord, threads, [&](const WeightRows& part, std::size_t begin) {
-            return kernels::encodeAsymRows(part, static_cast<std::size_t>(m_group),
-                                           codes ? packed + begin * words : nullptr,
-                                           parts[1].data() + begin * groups * scaleBytes(rows.dtype),
-                                           zeroPoints.data() + begin * groups);
-        });
+        if (context.ranges) {
+            // The searched ranges: CT's parameters of each, then the RTN codes under them (scalar).
+            const std::size_t width = static_cast<std::size_t>(m_group);
+            codec::forEachRow(rows, threads, [&](std::size_t r, const float* w) {
+                std::vector<std::uint8_t> u(codes ? rows.cols : 0);
+                for (std::size_t g = 0; g < groups; ++g) {
+                    const auto [mn, mx] = codec::groupRange(*context.ranges, rows, r, g);
+                    const auto p = codec::asymGroupParams(rows.dtype, mn, mx);
+                    rtn::storeScale(rows.dtype, p.scale,
+                                    parts[1].data() + (r * groups + g) * scaleBytes(rows.dtype));
+                    zeroPoints[r * groups + g] = static_cast<std::int8_t>(p.zeroPoint);
+                    for (std::size_t k = g * width; codes && k < (g + 1) * width; ++k) {
+                        u[k] = static_cast<std::uint8_t>(codec::quantizeAsym(rows.dtype, w[k], p) + 8);
+                    }
+                }
+                if (codes) {
+                    packUnsignedRow(u.data(), rows.cols, 4, packed + r * words);
+                }
+            });
+        } else {
+            rowblocks::run(rows, kRowsPerZeroWord, threads, [&](const WeightRows& part, std::size_t begin) {
+                return kernels::encodeAsymRows(part, static_cast<std::size_t>(m_group),
+                                               codes ? packed + begin * words : nullptr,
+                                               parts[1].data() + begin * groups * scaleBytes(rows.dtype),
+                                               zeroPoints.data() + begin * groups);
+            });
+        }
         // Zero points + 8 as nibbles along the output dimension: row 8u + t in bits 4t of word (u, g);
         // rows past the end pad with 0.
         for (std::size_t unit = 0; unit * kRowsPerZeroWord < rows.rowCount; ++unit) {

@@ -23,11 +23,15 @@ class IntSymmetricCodec final : public SchemeCodec
                 {"weight_shape", DType::I64, {2}, 0}};
     }
 
-    void encode(const WeightRows& rows, const SchemeContext& /*context*/,
+    void encode(const WeightRows& rows, const SchemeContext& context,
                 std::vector<std::vector<std::byte>>& parts, const QuantBackend& backend,
                 unsigned threads) const override
     {
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        if (context.ranges) {
+            encodeRanged(rows, *context.ranges, parts, threads, true);
+            return;
+        }
         backend.quantizeBlock(rows, m_scheme, parts[1].data(),
                               reinterpret_cast<std::int32_t*>(parts[0].data()), threads);
     }
@@ -41,6 +45,10 @@ class IntSymmetricCodec final : public SchemeCodec
             return;
         }
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
+        if (context.ranges) {
+            encodeRanged(rows, *context.ranges, parts, threads, false);
+            return;
+        }
         backend.computeScales(rows, m_scheme, parts[kScaleTensor].data(), threads);
     }
 
@@ -62,7 +70,7 @@ class IntSymmetricCodec final : public SchemeCodec
         }
     }
 
-    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& /*context*/,
+    std::size_t traceRow(const WeightRows& rows, std::size_t r, const SchemeContext& context,
                          ElementCode* out) const override
     {
         thread_local std::vector<float> w; // traceRow runs once per row: no allocation per call
@@ -72,8 +80,13 @@ class IntSymmetricCodec final : public SchemeCodec
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += width) {
             float absmax = 0;
-            for (std::size_t k = g0; k < g0 + width; ++k) {
-                absmax = std::max(absmax, std::fabs(w[k]));
+            if (context.ranges) {
+                const auto [mn, mx] = codec::groupRange(*context.ranges, rows, r, g0 / width);
+                absmax = std::max(-mn, mx);
+            } else {
+                for (std::size_t k = g0; k < g0 + width; ++k) {
+                    absmax = std::max(absmax, std::fabs(w[k]));
+                }
             }
             const float s = rtn::scaleFromAbsmax(rows.dtype, absmax, m_scheme.scaleDivisor());
             epsGroups += rtn::roundToDType(rows.dtype, absmax / m_scheme.scaleDivisor()) == 0.0f;
@@ -90,6 +103,34 @@ class IntSymmetricCodec final : public SchemeCodec
     std::size_t groupsPerRow(std::size_t cols) const override { return m_scheme.groupsPerRow(cols); }
 
   private:
+    /// The searched-range path: the scale CT's calculate_qparams gives each group's range, then the same
+    /// RTN codes as the kernels under it (scalar; the search before it dominates the time).
+    void encodeRanged(const WeightRows& rows, const GroupRanges& ranges,
+                      std::vector<std::vector<std::byte>>& parts, unsigned threads, bool codes) const
+    {
+        rows.validate(m_scheme);
+        const std::size_t width = m_scheme.groupWidth(rows.cols);
+        const std::size_t groups = m_scheme.groupsPerRow(rows.cols);
+        const std::size_t words = m_scheme.packedWordsPerRow(rows.cols);
+        const std::size_t bytes = scaleBytes(rows.dtype);
+        codec::forEachRow(rows, threads, [&](std::size_t r, const float* w) {
+            std::vector<std::int8_t> q(codes ? rows.cols : 0);
+            for (std::size_t g = 0; g < groups; ++g) {
+                const auto [mn, mx] = codec::groupRange(ranges, rows, r, g);
+                const float s = rtn::scaleFromAbsmax(rows.dtype, std::max(-mn, mx), m_scheme.scaleDivisor());
+                rtn::storeScale(rows.dtype, s, parts[kScaleTensor].data() + (r * groups + g) * bytes);
+                for (std::size_t k = g * width; codes && k < (g + 1) * width; ++k) {
+                    q[k] = static_cast<std::int8_t>(
+                        rtn::quantizeValue(rows.dtype, w[k], s, m_scheme.qMin(), m_scheme.qMax()));
+                }
+            }
+            if (codes) {
+                packRow(q.data(), rows.cols, m_scheme.bits,
+                        reinterpret_cast<std::int32_t*>(parts[0].data()) + r * words);
+            }
+        });
+    }
+
     QuantScheme m_scheme;
 };
 

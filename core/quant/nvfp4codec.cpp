@@ -29,6 +29,15 @@ codec::Nvfp4GroupScale groupScale(DType dt, const float* w, float globalScale)
     return codec::nvfp4GroupScale(dt, absmax, globalScale);
 }
 
+/// The scale of group @p g of row @p r from the context's searched range (LC's get_qparams on the shrunk
+/// statistics, under the global scale computed from them).
+codec::Nvfp4GroupScale rangedScale(const WeightRows& rows, std::size_t r, std::size_t g,
+                                   const SchemeContext& context)
+{
+    const auto [mn, mx] = codec::groupRange(*context.ranges, rows, r, g);
+    return codec::nvfp4GroupScale(rows.dtype, std::max(-mn, mx), context.globalScale);
+}
+
 class Nvfp4Codec final : public CpuEncodedCodec
 {
   public:
@@ -83,7 +92,8 @@ class Nvfp4Codec final : public CpuEncodedCodec
         codec::loadRow(rows, r, w.data());
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += kGroup) {
-            const auto s = groupScale(rows.dtype, w.data() + g0, context.globalScale);
+            const auto s = context.ranges ? rangedScale(rows, r, g0 / kGroup, context)
+                                          : groupScale(rows.dtype, w.data() + g0, context.globalScale);
             epsGroups += s.eps;
             for (std::size_t k = g0; k < g0 + kGroup; ++k) {
                 const auto bits = codec::nvfp4Nibble(w[k], s.effective);
@@ -106,6 +116,22 @@ class Nvfp4Codec final : public CpuEncodedCodec
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
         auto* packed = reinterpret_cast<std::uint8_t*>(parts[0].data());
         auto* scales = reinterpret_cast<std::uint8_t*>(parts[1].data());
+        if (context.ranges) {
+            // The searched ranges: the FP8 scale under the global scale, then the nibbles (scalar).
+            const std::size_t groups = rows.cols / kGroup;
+            codec::forEachRow(rows, threads, [&](std::size_t r, const float* w) {
+                for (std::size_t g = 0; g < groups; ++g) {
+                    const auto s = rangedScale(rows, r, g, context);
+                    scales[r * groups + g] = s.code;
+                    for (std::size_t k = g * kGroup; codes && k < (g + 1) * kGroup; k += 2) {
+                        packed[(r * rows.cols + k) / 2] =
+                            static_cast<std::uint8_t>(codec::nvfp4Nibble(w[k], s.effective) |
+                                                      codec::nvfp4Nibble(w[k + 1], s.effective) << 4);
+                    }
+                }
+            });
+            return;
+        }
         rowblocks::run(rows, 1, threads, [&](const WeightRows& part, std::size_t begin) {
             return kernels::encodeNvfp4Rows(part, context.globalScale,
                                             codes ? packed + begin * rows.cols / 2 : nullptr,

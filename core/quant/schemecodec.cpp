@@ -2,6 +2,7 @@
 
 #include "core/quant/schemecodecs.h"
 #include "core/quant/sweepkernels.h"
+#include "core/util/parallel.h"
 
 #include <numeric>
 
@@ -102,6 +103,20 @@ void loadRow(const WeightRows& rows, std::size_t r, float* out)
         }
         out[k] = rtn::loadWeight(rows.dtype, data, k);
     }
+}
+
+void forEachRow(const WeightRows& rows, unsigned threads,
+                const std::function<void(std::size_t r, const float* w)>& body)
+{
+    parallelFor(rows.rowCount,
+                std::max<std::size_t>(1, (std::size_t{1} << 14) / std::max<std::size_t>(rows.cols, 1)),
+                resolveThreads(static_cast<int>(threads)), [&](std::size_t begin, std::size_t end) {
+                    std::vector<float> w(rows.cols);
+                    for (std::size_t r = begin; r < end; ++r) {
+                        loadRow(rows, r, w.data());
+                        body(r, w.data());
+                    }
+                });
 }
 
 void sizeParts(const std::vector<EncodedTensor>& tensors, const WeightRows& rows,

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "core/io/dtype.h"
+#include "core/quant/groupranges.h"
 #include "core/quant/weightrows.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,10 +34,14 @@ struct EncodedTensor
     std::pair<std::uint64_t, std::uint64_t> rowRange(std::uint64_t firstRow, std::uint64_t rowCount) const;
 };
 
-/// @brief What a scheme needs beyond the rows themselves: NVFP4's global scale, shared by a fused set.
+/// @brief What a scheme needs beyond the rows themselves: NVFP4's global scale, shared by a fused set, and
+/// the searched range of every group when the rounding method is not RTN.
 struct SchemeContext
 {
     float globalScale = 1.0f;
+    /// Null: each group's range is its own min-max (RTN, the codecs' fast path). Otherwise the ranges of
+    /// the whole weight, indexed by WeightRows::firstRow + row (roundingsearch.h).
+    std::shared_ptr<const GroupRanges> ranges;
 };
 
 /// @brief One quantized element as the error statistics see it: the dequantized value is

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 namespace spark {
@@ -53,6 +54,19 @@ void validateRows(const WeightRows& rows, int group, std::size_t alignment = 1);
 
 /// @brief The values of row @p r as floats; throws the NonFinite QuantError at the first NaN/Inf.
 void loadRow(const WeightRows& rows, std::size_t r, float* out);
+
+/// @brief Calls @p body(r, w) for every row r of @p rows with its values @p w as floats, rows spread over
+/// @p threads (the searched-range paths of the codecs); throws the NonFinite QuantError at a NaN/Inf.
+void forEachRow(const WeightRows& rows, unsigned threads,
+                const std::function<void(std::size_t r, const float* w)>& body);
+
+/// @brief The searched range of group @p g of row @p r of @p rows (SchemeContext::ranges).
+inline std::pair<float, float> groupRange(const GroupRanges& ranges, const WeightRows& rows, std::size_t r,
+                                          std::size_t g)
+{
+    const auto row = static_cast<std::size_t>(rows.firstRow) + r;
+    return {ranges.min(row, g), ranges.max(row, g)};
+}
 
 /// @brief Resizes @p parts to @p tensors.size() and each row-aligned part to its byte range for @p rows.
 void sizeParts(const std::vector<EncodedTensor>& tensors, const WeightRows& rows,

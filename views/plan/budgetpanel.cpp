@@ -16,10 +16,12 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSlider>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace spark {
 namespace {
@@ -44,7 +46,8 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller), m_job(new SweepJob(this)), m_plot(new FrontierPlot(this)),
       m_sweepButton(new QPushButton(tr("&Sweep Schemes"), this)),
       m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
-      m_priors(new QCheckBox(tr("Role &priors for α"), this)), m_axis(new QComboBox(this)),
+      m_priors(new QCheckBox(tr("Role &priors for α"), this)), m_alphaSource(new QLabel(this)),
+      m_clearAlphas(new QPushButton(tr("Clear α"), this)), m_axis(new QComboBox(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_summary(new QLabel(this)),
       m_changes(new QTableWidget(0, 4, this))
 {
@@ -69,7 +72,14 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_changes->setHorizontalHeaderLabels({tr("Module"), tr("Before"), tr("After"), tr("Rel. error")});
+    // Scheme names ("W8A16:channel") and errors are short and must read in full; the module name takes the
+    // rest, shortened in the middle where its layer index and leaf are.
     m_changes->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int column = 1; column < 4; ++column) {
+        m_changes->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    }
+    m_changes->setTextElideMode(Qt::ElideMiddle);
+    m_changes->setWordWrap(false);
     m_changes->verticalHeader()->hide();
     m_changes->setEditTriggers(QAbstractItemView::NoEditTriggers);
 
@@ -78,19 +88,40 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     top->addWidget(m_cancelButton);
     top->addWidget(m_progress);
     top->addWidget(m_priors);
+    m_alphaSource->setObjectName(QStringLiteral("budgetAlphaSource"));
+    m_alphaSource->hide();
+    m_clearAlphas->setToolTip(tr("Drop the α rules handed over from another tab"));
+    m_clearAlphas->hide();
+    top->addWidget(m_alphaSource);
+    top->addWidget(m_clearAlphas);
     top->addStretch(1);
     top->addWidget(new QLabel(tr("x axis:"), this));
     top->addWidget(m_axis);
     auto* sliderRow = new QHBoxLayout;
     sliderRow->addWidget(new QLabel(tr("Budget:"), this));
     sliderRow->addWidget(m_slider, 1);
+    // The changes table sits beside the plot, not under it: at 1200×700 a table below the plot kept three
+    // rows; beside it, it has the plot's full height.
+    auto* changesBox = new QWidget(this);
+    auto* changesLayout = new QVBoxLayout(changesBox);
+    changesLayout->setContentsMargins(0, 0, 0, 0);
+    changesLayout->addWidget(new QLabel(tr("What the last budget change changed:"), changesBox));
+    changesLayout->addWidget(m_changes, 1);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("budgetSplitter"));
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_plot);
+    split->addWidget(changesBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    // Start at 3:2 as well: from its size hint alone, a table of many rows took most of the width and cut the
+    // plot's legend off.
+    split->setSizes({3000, 2000});
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
-    layout->addWidget(m_plot, 3);
+    layout->addWidget(split, 1);
     layout->addLayout(sliderRow);
     layout->addWidget(m_summary);
-    layout->addWidget(new QLabel(tr("What the last budget change changed:"), this));
-    layout->addWidget(m_changes, 1);
 
     connect(m_sweepButton, &QPushButton::clicked, this, &BudgetPanel::startSweep);
     connect(m_cancelButton, &QPushButton::clicked, this, &BudgetPanel::cancelSweep);
@@ -98,6 +129,7 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
             [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * 1000)); });
     connect(m_job, &SweepJob::finished, this, &BudgetPanel::onSweepFinished);
     connect(m_priors, &QCheckBox::toggled, this, &BudgetPanel::rebuildAllocator);
+    connect(m_clearAlphas, &QPushButton::clicked, this, [this] { setExternalAlphas({}, {}); });
     connect(m_axis, &QComboBox::currentIndexChanged, this, [this] {
         const auto data = m_axis->currentData();
         m_plot->setBandwidth(data.isValid() ? std::optional<double>(data.toDouble()) : std::nullopt);
@@ -114,6 +146,9 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     connect(m_controller->document(), &Document::snapshotChanged, this, [this] {
         m_job->cancel();
         m_sweep.reset();
+        m_externalAlphas.clear();
+        m_alphaSource->hide();
+        m_clearAlphas->hide();
         rebuildAllocator();
         Q_EMIT sweepChanged(nullptr);
     });
@@ -168,13 +203,45 @@ void BudgetPanel::onSweepFinished(const SweepJobResult& result)
                              .arg(QLocale().toString(m_sweep->seconds, 'f', 1)));
 }
 
+void BudgetPanel::setExternalAlphas(const QStringList& rules, const QString& source)
+{
+    m_externalAlphas = rules;
+    m_alphaSource->setText(tr("α: %1").arg(source));
+    m_alphaSource->setToolTip(rules.join(QLatin1Char('\n')));
+    m_alphaSource->setVisible(!rules.isEmpty());
+    m_clearAlphas->setVisible(!rules.isEmpty());
+    rebuildAllocator();
+    if (!rules.isEmpty() && !m_sweep) {
+        Q_EMIT statusMessage(tr("α from %1 will weigh the frontier once the draft is swept.").arg(source));
+    }
+}
+
+std::vector<std::string> BudgetPanel::alphaRules() const
+{
+    std::vector<std::string> rules;
+    if (m_priors->isChecked()) {
+        rules = rolePriorAlphas();
+    }
+    for (const auto& rule : m_externalAlphas) {
+        rules.push_back(rule.toStdString());
+    }
+    return rules;
+}
+
 void BudgetPanel::rebuildAllocator()
 {
     m_allocator.reset();
     m_applied = -1;
     if (m_sweep) {
-        const auto alphas =
-            resolveAlphas(*m_sweep, m_priors->isChecked() ? rolePriorAlphas() : std::vector<std::string>{});
+        std::vector<double> alphas;
+        try {
+            alphas = resolveAlphas(*m_sweep, alphaRules());
+        } catch (const std::invalid_argument& e) {
+            // A malformed handed-over rule: say so and fall back to the priors alone.
+            Q_EMIT statusMessage(tr("α rules ignored: %1").arg(QString::fromStdString(e.what())));
+            alphas = resolveAlphas(*m_sweep,
+                                   m_priors->isChecked() ? rolePriorAlphas() : std::vector<std::string>{});
+        }
         m_allocator = std::make_unique<BudgetAllocator>(*m_sweep, alphas);
     }
     std::vector<FrontierPlot::Marker> markers;
@@ -278,9 +345,7 @@ void BudgetPanel::applyPoint(int index)
     record.objective = "streamed_bytes";
     record.budgetBytes = allocation.point.streamedBytes;
     record.weightedError = allocation.point.weightedError;
-    if (m_priors->isChecked()) {
-        record.alpha = rolePriorAlphas();
-    }
+    record.alpha = alphaRules();
     for (const auto* scheme : m_sweep->candidates) {
         record.candidates.emplace_back(scheme->name);
     }

@@ -3,6 +3,7 @@
 #include "core/plan/budgetallocator.h"
 #include "views/plan/planedits.h"
 
+#include <QStringList>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -47,6 +48,11 @@ class BudgetPanel : public QWidget
     /// @brief The frontier point applied last, or -1.
     int appliedPoint() const { return m_applied; }
     QString summaryText() const;
+    /// @brief The α rules from elsewhere (setExternalAlphas()), empty when none.
+    QStringList externalAlphas() const { return m_externalAlphas; }
+    /// @brief Every α rule the allocator uses: the role priors when checked, then the external rules
+    /// (later rules win, so a measured unit overrides its role's prior).
+    std::vector<std::string> alphaRules() const;
 
   public Q_SLOTS:
     /// @brief Sweeps the open draft under the plan's current options.
@@ -54,6 +60,10 @@ class BudgetPanel : public QWidget
     void cancelSweep();
     /// @brief Applies frontier point @p index as an undoable plan edit.
     void applyPoint(int index);
+    /// @brief Takes α rules "ENTRY=X" from elsewhere (the Acceptance tab's per-unit sensitivity) and rebuilds
+    /// the frontier with them; @p source names them in the tab. Empty @p rules clears them; another draft
+    /// clears them too (they name its units).
+    void setExternalAlphas(const QStringList& rules, const QString& source);
 
   Q_SIGNALS:
     /// A sweep finished (or was dropped): TensorSweepSection and others follow it.
@@ -74,6 +84,9 @@ class BudgetPanel : public QWidget
     QPushButton* m_cancelButton;
     QProgressBar* m_progress;
     QCheckBox* m_priors;
+    QLabel* m_alphaSource;
+    QPushButton* m_clearAlphas;
+    QStringList m_externalAlphas;
     QComboBox* m_axis;
     QSlider* m_slider;
     QLabel* m_summary;

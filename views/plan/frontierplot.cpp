@@ -139,12 +139,27 @@ void FrontierPlot::rebuild()
         *m_plot, nullptr,
         m_frontier.empty() ? tr("No frontier yet: Sweep Schemes measures every legal scheme of every unit.")
                            : QString());
-    m_plot->rescaleAxes();
-    // A little air around the points so that markers at the ends stay visible.
+    // Before a sweep nothing is drawn: QCustomPlot's default range would show made-up numbers (-1..6), so
+    // the axes keep their labels but no ticks until there is data.
+    const bool nothingDrawn = m_frontier.empty() && m_markers.empty() && !m_current;
     for (auto* axis : {m_plot->xAxis, m_plot->yAxis}) {
-        const auto range = axis->range();
-        const double pad = std::max(range.size() * 0.05, 1e-9);
-        axis->setRange(range.lower - pad, range.upper + pad);
+        axis->setTicks(!nothingDrawn);
+        axis->setTickLabels(!nothingDrawn);
+    }
+    if (nothingDrawn) {
+        m_plot->xAxis->setRange(0, 1);
+        m_plot->yAxis->setRange(0, 1);
+    } else {
+        m_plot->rescaleAxes();
+        // A little air around the points so that markers at the ends stay visible and clickable; bytes,
+        // milliseconds and errors are never negative, so the padding stops at zero unless a point lies on
+        // zero itself (the all-BF16 plan's error), which would otherwise sit on the axis, half clipped.
+        for (auto* axis : {m_plot->xAxis, m_plot->yAxis}) {
+            const auto range = axis->range();
+            const double pad = std::max(range.size() * 0.05, 1e-9);
+            axis->setRange(range.lower > 0 ? std::max(0.0, range.lower - pad) : range.lower - pad,
+                           range.upper + pad);
+        }
     }
     BenchPlot::applyPalette(*m_plot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -6,8 +6,9 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QPushButton>
+#include <QLabel>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace spark {
@@ -26,6 +27,9 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWi
     m_view->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                             QAbstractItemView::AnyKeyPressed);
     m_view->verticalHeader()->hide();
+    // Compact rows (the style's default is half again as tall), with room for an entry's line editor.
+    m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    m_view->verticalHeader()->setMinimumSectionSize(fontMetrics().height() + 4);
     m_view->setWordWrap(false);
     auto* delegate = new LiveEditDelegate(m_view);
     m_view->setItemDelegateForColumn(PlanEntryListModel::Entry, delegate);
@@ -53,10 +57,18 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWi
         break;
     }
 
-    m_add = new QPushButton(QIcon::fromTheme(QStringLiteral("list-add")), tr("Add"), this);
-    m_remove = new QPushButton(QIcon::fromTheme(QStringLiteral("list-remove")), tr("Remove"), this);
-    m_up = new QPushButton(QIcon::fromTheme(QStringLiteral("go-up")), tr("Up"), this);
-    m_down = new QPushButton(QIcon::fromTheme(QStringLiteral("go-down")), tr("Down"), this);
+    const auto button = [this](const char* icon, const QString& text) {
+        auto* b = new QToolButton(this);
+        b->setIcon(QIcon::fromTheme(QString::fromLatin1(icon)));
+        b->setText(text);
+        b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        b->setAutoRaise(true);
+        return b;
+    };
+    m_add = button("list-add", tr("Add"));
+    m_remove = button("list-remove", tr("Remove"));
+    m_up = button("go-up", tr("Up"));
+    m_down = button("go-down", tr("Down"));
     m_add->setToolTip(
         kind == EntryKind::Target
             ? tr("Add a target entry: an exact vLLM module name, a class name (\"Linear\") or re:REGEX")
@@ -64,26 +76,45 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, EntryKind kind, QWi
             ? tr("Add a scheme rule ENTRY=SCHEME, ENTRY as a target (exact name, Linear, re:REGEX)")
             : tr("Add an ignore entry: an exact vLLM module name or re:REGEX (matched with Python "
                  "re.match: anchored at the start only)"));
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_add);
-    buttons->addWidget(m_remove);
-    buttons->addWidget(m_up);
-    buttons->addWidget(m_down);
-    buttons->addStretch(1);
+    m_title = new QLabel(this);
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    m_title->setFont(bold);
+    m_title->setBuddy(m_view);
+    auto* titleLine = new QHBoxLayout;
+    titleLine->setContentsMargins(0, 0, 0, 0);
+    titleLine->setSpacing(2);
+    titleLine->addWidget(m_title);
+    titleLine->addStretch(1);
+    titleLine->addWidget(m_add);
+    titleLine->addWidget(m_remove);
+    titleLine->addWidget(m_up);
+    titleLine->addWidget(m_down);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(1);
+    layout->addLayout(titleLine);
     layout->addWidget(m_view, 1);
-    layout->addLayout(buttons);
 
-    connect(m_add, &QPushButton::clicked, this, &PlanEntryEditor::addEntry);
-    connect(m_remove, &QPushButton::clicked, this, &PlanEntryEditor::removeCurrent);
-    connect(m_up, &QPushButton::clicked, this, [this] { moveCurrent(-1); });
-    connect(m_down, &QPushButton::clicked, this, [this] { moveCurrent(1); });
+    connect(m_add, &QToolButton::clicked, this, &PlanEntryEditor::addEntry);
+    connect(m_remove, &QToolButton::clicked, this, &PlanEntryEditor::removeCurrent);
+    connect(m_up, &QToolButton::clicked, this, [this] { moveCurrent(-1); });
+    connect(m_down, &QToolButton::clicked, this, [this] { moveCurrent(1); });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &PlanEntryEditor::updateButtons);
     connect(m_model, &QAbstractItemModel::modelReset, this, &PlanEntryEditor::updateButtons);
     updateButtons();
+}
+
+void PlanEntryEditor::setTitle(const QString& title)
+{
+    m_title->setText(title);
+}
+
+QString PlanEntryEditor::title() const
+{
+    return m_title->text();
 }
 
 int PlanEntryEditor::currentUserIndex() const

@@ -1,10 +1,12 @@
 #include "views/plan/planmodulemodel.h"
 
 #include "core/plan/quantplan.h"
+#include "core/plan/sensitivitysweep.h"
 #include "views/shared/formatting.h"
 
 #include <QColor>
 #include <QHash>
+#include <algorithm>
 #include <cmath>
 
 namespace spark {
@@ -46,16 +48,68 @@ void PlanModuleModel::setAnalysis(std::shared_ptr<const DocumentSnapshot> snapsh
     m_analysis = std::move(analysis);
     const auto before = m_errors;
     recomputeErrors();
+    announceErrorChanges(before);
+}
+
+void PlanModuleModel::setAnalysisScheme(const WeightScheme* scheme)
+{
+    if (scheme == m_analysisScheme) {
+        return;
+    }
+    m_analysisScheme = scheme;
+    const auto before = m_errors;
+    recomputeErrors();
+    announceErrorChanges(before);
+}
+
+void PlanModuleModel::setSweep(std::shared_ptr<const SweepResult> sweep)
+{
+    m_sweep = std::move(sweep);
+    const auto before = m_errors;
+    recomputeErrors();
+    announceErrorChanges(before);
+}
+
+void PlanModuleModel::announceErrorChanges(const std::vector<ModuleError>& before)
+{
     // Decisions arrive through the Document too: announce the column only when an error changed.
     for (int row = 0; row < rowCount(); ++row) {
         const auto& a = before.size() > static_cast<std::size_t>(row) ? before[static_cast<std::size_t>(row)]
                                                                       : ModuleError{};
-        const auto& b = m_errors[static_cast<std::size_t>(row)];
-        if (a.relError != b.relError || a.combined != b.combined) {
+        if (!(a == m_errors[static_cast<std::size_t>(row)])) {
             Q_EMIT dataChanged(index(0, RelError), index(rowCount() - 1, RelError));
             break;
         }
     }
+}
+
+std::optional<double> PlanModuleModel::sweepError(const std::string& module, const WeightScheme* scheme) const
+{
+    if (!m_sweep || !m_sweep->measured) {
+        return std::nullopt;
+    }
+    for (const auto& unit : m_sweep->units) {
+        if (std::find(unit.modules.begin(), unit.modules.end(), module) == unit.modules.end()) {
+            continue;
+        }
+        const auto* candidate = unit.candidate(scheme);
+        return candidate ? std::optional<double>(candidate->relErr) : std::nullopt;
+    }
+    return std::nullopt;
+}
+
+const WeightScheme* PlanModuleModel::errorScheme(int row) const
+{
+    return row >= 0 && static_cast<std::size_t>(row) < m_errors.size()
+               ? m_errors[static_cast<std::size_t>(row)].scheme
+               : nullptr;
+}
+
+const WeightScheme* PlanModuleModel::unmeasuredScheme(int row) const
+{
+    return row >= 0 && static_cast<std::size_t>(row) < m_errors.size()
+               ? m_errors[static_cast<std::size_t>(row)].unmeasured
+               : nullptr;
 }
 
 const TensorRowResult* PlanModuleModel::resultOf(const std::string& tensor) const
@@ -86,28 +140,48 @@ void PlanModuleModel::recomputeErrors()
     }
     for (std::size_t i = 0; i < m_plan->modules.size(); ++i) {
         const auto& m = m_plan->modules[i];
+        // The analysis' error: the module's own, or its fused set's when every member has its sums.
         const auto* own = resultOf(m.weightTensor);
+        ModuleError analysed;
+        analysed.relError = own ? own->relError : std::nullopt;
+        if (!m.fusedGroup.empty()) {
+            double sqNorm = 0.0;
+            double sqErr = 0.0;
+            bool complete = true;
+            for (const std::size_t member : sets.value(QString::fromStdString(m.vllmName))) {
+                const auto* r = resultOf(m_plan->modules[member].weightTensor);
+                if (!r || !r->sqNorm || !r->sqErr) {
+                    complete = false;
+                    break;
+                }
+                sqNorm += *r->sqNorm;
+                sqErr += *r->sqErr;
+            }
+            if (complete && sqNorm > 0.0) {
+                analysed.relError = std::sqrt(sqErr / sqNorm);
+                analysed.combined = true;
+            }
+        }
+        if (analysed.relError) {
+            analysed.source = ErrorSource::Analysis;
+            analysed.scheme = m_analysisScheme;
+        }
         auto& error = m_errors[i];
-        error.relError = own ? own->relError : std::nullopt;
-        if (m.fusedGroup.empty()) {
+        const bool quantized = m.decision == PlanDecision::Quantize && m.scheme && m.scheme->quantizes();
+        // Kept modules (and an analysis of unknown scheme) show the analysis: what quantizing would cost.
+        if (!quantized || !m_analysisScheme || (m.scheme == m_analysisScheme && analysed.relError)) {
+            error = analysed;
             continue;
         }
-        double sqNorm = 0.0;
-        double sqErr = 0.0;
-        bool complete = true;
-        for (const std::size_t member : sets.value(QString::fromStdString(m.vllmName))) {
-            const auto* r = resultOf(m_plan->modules[member].weightTensor);
-            if (!r || !r->sqNorm || !r->sqErr) {
-                complete = false;
-                break;
-            }
-            sqNorm += *r->sqNorm;
-            sqErr += *r->sqErr;
+        // A quantized module shows its own scheme's error: the sweep measured every legal scheme.
+        if (const auto swept = sweepError(m.name, m.scheme)) {
+            error.relError = swept;
+            error.combined = !m.fusedGroup.empty();
+            error.source = ErrorSource::Sweep;
+            error.scheme = m.scheme;
+            continue;
         }
-        if (complete && sqNorm > 0.0) {
-            error.relError = std::sqrt(sqErr / sqNorm);
-            error.combined = true;
-        }
+        error.unmeasured = m.scheme;
     }
 }
 
@@ -179,9 +253,12 @@ QVariant PlanModuleModel::headerData(int section, Qt::Orientation orientation, i
             return tr("Tick to quantize a Linear, untick to keep it BF16. The plan edits your entries to do "
                       "it; fused partners (q/k/v, gate/up) always change together.");
         case RelError:
-            return tr("Rel. error ‖W − Q(W)‖ / ‖W‖ of the module's weight from the last analysis (F5, under "
-                      "the toolbar's scheme). A fused set (q/k/v, gate/up) shows the error of the whole "
-                      "set: sqrt(Σ‖W − Q(W)‖² / Σ‖W‖²) over its members.");
+            return tr(
+                "Rel. error ‖W − Q(W)‖ / ‖W‖ of the module's weight under the scheme it is planned for: "
+                "from the last analysis (F5) when it used that scheme, else from the Budget tab's "
+                "sweep; \"not measured\" names a planned scheme neither has measured. A kept module "
+                "shows the analysis scheme's error. A fused set (q/k/v, gate/up) shows the error of "
+                "the whole set: sqrt(Σ‖W − Q(W)‖² / Σ‖W‖²) over its members.");
         default:
             return {};
         }
@@ -242,6 +319,9 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
     case RelError: {
         const auto& error = m_errors[static_cast<std::size_t>(index.row())];
         if (role == Qt::DisplayRole) {
+            if (error.unmeasured) {
+                return tr("not measured: %1").arg(schemeText(*error.unmeasured));
+            }
             return error.relError ? QVariant(formatRelError(*error.relError)) : QVariant();
         }
         if (role == SortRole) {
@@ -250,9 +330,27 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
         if (role == Qt::TextAlignmentRole) {
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         }
-        if (role == Qt::ToolTipRole && error.combined) {
-            return tr("The error of the fused set %1, all its members together.")
-                .arg(QString::fromStdString(m.vllmName));
+        if (role == Qt::ToolTipRole) {
+            if (error.unmeasured) {
+                return tr("Planned as %1, which neither the last analysis (%2) nor a sweep measured yet: "
+                          "analyze with %1 (F5) or run the Budget tab's sweep.")
+                    .arg(schemeText(*error.unmeasured),
+                         m_analysisScheme ? schemeText(*m_analysisScheme) : tr("none"));
+            }
+            if (!error.relError) {
+                return {};
+            }
+            QString what = !error.scheme ? tr("From the last analysis.")
+                           : error.source == ErrorSource::Sweep
+                               ? tr("%1, measured by the sweep.").arg(schemeText(*error.scheme))
+                           : quantized ? tr("%1, from the last analysis.").arg(schemeText(*error.scheme))
+                                       : tr("Kept BF16; %1 would give this error (last analysis).")
+                                             .arg(schemeText(*error.scheme));
+            if (error.combined) {
+                what += QLatin1Char(' ') + tr("The error of the fused set %1, all its members together.")
+                                               .arg(QString::fromStdString(m.vllmName));
+            }
+            return what;
         }
         break;
     }

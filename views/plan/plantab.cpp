@@ -6,6 +6,7 @@
 #include "core/plan/quantplan.h"
 #include "views/document/document.h"
 #include "views/export/exportdialog.h"
+#include "views/plan/elidinglabel.h"
 #include "views/plan/lintmodel.h"
 #include "views/plan/plancontroller.h"
 #include "views/plan/planentryeditor.h"
@@ -15,7 +16,6 @@
 
 #include <QClipboard>
 #include <QComboBox>
-#include <QGroupBox>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -32,12 +32,25 @@ namespace spark {
 
 namespace {
 
-QWidget* titled(const QString& title, QWidget* content, QWidget* parent)
+QLabel* sectionTitle(const QString& text, QWidget* parent)
 {
-    auto* box = new QGroupBox(title, parent);
-    auto* layout = new QVBoxLayout(box);
-    layout->addWidget(content);
-    return box;
+    auto* label = new QLabel(text, parent);
+    QFont bold = label->font();
+    bold.setBold(true);
+    label->setFont(bold);
+    return label;
+}
+
+// A bold title line over its content, without a group box's frame and margins: the height goes to rows.
+QWidget* section(QLabel* title, QWidget* content, QWidget* parent)
+{
+    auto* widget = new QWidget(parent);
+    auto* layout = new QVBoxLayout(widget);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(1);
+    layout->addWidget(title);
+    layout->addWidget(content, 1);
+    return widget;
 }
 
 // Sorts by PlanModuleModel::SortRole with modules that have no value (no analysis yet) last in either order.
@@ -72,8 +85,8 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
         m_preset->setItemData(m_preset->count() - 1, QString::fromStdString(preset.description),
                               Qt::ToolTipRole);
     }
-    m_presetDescription = new QLabel(this);
-    m_presetDescription->setWordWrap(true);
+    m_presetDescription = new ElidingLabel(this);
+    m_presetDescription->setObjectName(QStringLiteral("presetDescription"));
     m_presetDescription->setForegroundRole(QPalette::PlaceholderText);
     m_targetLayersLabel = new QLabel(tr("--target-layers:"), this);
     m_targetLayers = new QSpinBox(this);
@@ -124,10 +137,18 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_targets = new PlanEntryEditor(controller, EntryKind::Target, this);
     m_ignore = new PlanEntryEditor(controller, EntryKind::Ignore, this);
     m_schemes = new PlanEntryEditor(controller, EntryKind::Scheme, this);
+    m_targets->setTitle(tr("Targets"));
+    m_ignore->setTitle(tr("Ignore (kept BF16)"));
+    m_schemes->setTitle(tr("Scheme rules (later rules win)"));
+    // Equal parts: at 1200×700 each list shows five rows; none can be dragged away entirely.
     auto* entries = new QSplitter(Qt::Vertical, this);
-    entries->addWidget(titled(tr("Targets"), m_targets, entries));
-    entries->addWidget(titled(tr("Ignore (kept BF16)"), m_ignore, entries));
-    entries->addWidget(titled(tr("Scheme rules (later rules win)"), m_schemes, entries));
+    entries->setObjectName(QStringLiteral("planEntriesSplitter"));
+    for (auto* editor : {m_targets, m_ignore, m_schemes}) {
+        entries->addWidget(editor);
+        entries->setStretchFactor(entries->count() - 1, 1);
+    }
+    entries->setChildrenCollapsible(false);
+    entries->setSizes({1, 1, 1});
 
     m_modules = new PlanModuleModel(this);
     m_modulesProxy = new ModuleSortProxy(this);
@@ -163,6 +184,8 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_lintView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_lintView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_lintView->verticalHeader()->hide();
+    const int lintRowHeight = std::max(fontMetrics().height(), 16) + 6;
+    m_lintView->verticalHeader()->setDefaultSectionSize(lintRowHeight);
     m_lintView->horizontalHeader()->setStretchLastSection(true);
     m_lintView->setWordWrap(false);
     // Severity (icon and word) and the rule id are never shortened; the finding takes what is left.
@@ -180,12 +203,25 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_quantizedNote->setWordWrap(true);
     m_quantizedNote->hide();
 
-    auto* right = new QSplitter(Qt::Vertical, this);
-    right->addWidget(titled(tr("Modules"), m_modulesView, right));
-    m_lintBox = qobject_cast<QGroupBox*>(titled(tr("Lint"), m_lintView, right));
-    right->addWidget(m_lintBox);
-    right->setStretchFactor(0, 3);
-    right->setStretchFactor(1, 1);
+    // The lint keeps four rows (and whatever a user drags it to); the modules take every other pixel.
+    m_lintView->setMinimumHeight(m_lintView->horizontalHeader()->sizeHint().height() + 4 * lintRowHeight +
+                                 2 * m_lintView->frameWidth());
+    m_lintTitle = sectionTitle(tr("Lint"), this);
+    auto* checks = new QSplitter(Qt::Vertical, this);
+    checks->setObjectName(QStringLiteral("planModulesSplitter"));
+    checks->addWidget(section(sectionTitle(tr("Modules"), this), m_modulesView, checks));
+    checks->addWidget(section(m_lintTitle, m_lintView, checks));
+    checks->setStretchFactor(0, 1);
+    checks->setStretchFactor(1, 0);
+    checks->setChildrenCollapsible(false);
+    // Extra height goes by stretch factor: starting the lint at its minimum leaves every other row to the
+    // modules.
+    checks->setSizes({1, checks->widget(1)->minimumSizeHint().height()});
+    auto* right = new QWidget(this);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(checks, 1);
+    rightLayout->addWidget(m_summary);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("planSplitter"));
@@ -201,7 +237,6 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     layout->addWidget(m_errors);
     layout->addWidget(m_quantizedNote);
     layout->addWidget(split, 1);
-    layout->addWidget(m_summary);
 
     connect(m_preset, &QComboBox::activated, this,
             [this](int index) { m_controller->setPreset(m_preset->itemData(index).toString()); });
@@ -302,7 +337,7 @@ void PlanTab::onSnapshotChanged()
     m_modules->setAnalysis(snapshot, m_controller->document()->analysis());
     const auto report = snapshot ? snapshot->audit : nullptr;
     m_lint->setCheckReport(report);
-    m_lintBox->setTitle(report ? tr("Findings of check") : tr("Lint"));
+    m_lintTitle->setText(report ? tr("Findings of check") : tr("Lint"));
     if (!report) {
         m_quantizedNote->hide();
         m_quantizedNote->clear();
@@ -324,16 +359,16 @@ void PlanTab::onPlanChanged()
     m_lint->resetData(plan);
     m_summary->setPlan(plan);
     if (!plan) {
-        m_presetDescription->clear();
+        m_presetDescription->setFullText({});
         m_errors->hide();
         m_targetLayersLabel->hide();
         m_targetLayers->hide();
         return;
     }
     const Preset* preset = findPreset(plan->preset);
-    m_presetDescription->setText(preset ? tr("%1: %2").arg(QString::fromStdString(preset->name),
-                                                           QString::fromStdString(preset->description))
-                                        : QString());
+    m_presetDescription->setFullText(preset ? tr("%1: %2").arg(QString::fromStdString(preset->name),
+                                                               QString::fromStdString(preset->description))
+                                            : QString());
     // Only architectures whose config does not state the target's layer count need the input.
     const bool needsLayers = !plan->architecture.targetLayers.has_value();
     m_targetLayersLabel->setVisible(needsLayers);

@@ -3,7 +3,6 @@
 #include <QWidget>
 
 class QComboBox;
-class QGroupBox;
 class QLabel;
 class QSortFilterProxyModel;
 class QSpinBox;
@@ -11,15 +10,20 @@ class QTableView;
 
 namespace spark {
 
+class ElidingLabel;
 class LintModel;
 class PlanController;
 class PlanEntryEditor;
 class PlanModuleModel;
 class SummaryBar;
 
-/// @brief The "Plan" tab: preset, the user's target and ignore entries with their live preview, the
+/// @brief The "Plan" tab: preset, the user's target, ignore and scheme entries with their live preview, the
 /// modules coloured by decision (with a checkbox per Linear), the lint findings and the size/timing
-/// summary. Everything shown comes from the PlanController's current plan.
+/// summary table. Everything shown comes from the PlanController's current plan.
+///
+/// Layout: the three entry lists stacked on the left in a splitter of equal parts; on the right the modules
+/// over the lint (a splitter in which the modules take any extra height and the lint keeps four rows), the
+/// summary table below them. At 1200×700 every entry list shows five rows and the lint four.
 class PlanTab : public QWidget
 {
     Q_OBJECT
@@ -61,7 +65,7 @@ class PlanTab : public QWidget
 
     PlanController* m_controller;
     QComboBox* m_preset;
-    QLabel* m_presetDescription;
+    ElidingLabel* m_presetDescription; ///< one line; the full text is its tooltip
     QLabel* m_targetLayersLabel;
     QSpinBox* m_targetLayers;
     PlanEntryEditor* m_targets;
@@ -75,7 +79,7 @@ class PlanTab : public QWidget
     QTableView* m_lintView;
     QLabel* m_errors;
     QLabel* m_quantizedNote; ///< "already quantized: the findings are check's"
-    QGroupBox* m_lintBox;
+    QLabel* m_lintTitle;     ///< "Lint", or "Findings of check" on a quantized draft
     SummaryBar* m_summary;
 };
 

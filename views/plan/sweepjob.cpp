@@ -1,6 +1,7 @@
 #include "views/plan/sweepjob.h"
 
 #include "core/io/ioerror.h"
+#include "views/shared/workerresult.h"
 
 #include <QFutureWatcher>
 #include <QPromise>
@@ -52,19 +53,12 @@ void SweepJob::start(std::shared_ptr<const Checkpoint> checkpoint, const SweepOp
                                                : kProgressScale);
                 return !promise.isCanceled();
             };
-            SweepJobResult result;
-            try {
+            addResultOrError(promise, [&] {
+                SweepJobResult result;
                 result.sweep =
                     std::make_shared<const SweepResult>(sweepCheckpoint(*checkpoint, options, progress));
-            } catch (const IoError& e) {
-                if (e.kind() == IoErrorKind::Cancelled) {
-                    return;
-                }
-                result.error = QString::fromStdString(e.what());
-            } catch (const std::exception& e) {
-                result.error = QString::fromStdString(e.what());
-            }
-            promise.addResult(std::move(result));
+                return result;
+            });
         });
     watcher->setFuture(m_future);
 }

@@ -74,7 +74,10 @@ QString TensorColumns::toolTip(int column)
                   "already-quantized checkpoint: the scheme its module is stored as.");
     case RelError:
         return tr("Relative quantization error in percent: the Frobenius norm of (W − Q(W)) divided by that "
-                  "of W. Lower is better; filled in by Analyze. A layer shows its worst tensor.");
+                  "of W, under the scheme the plan gives the module: from Analyze when it used that scheme, "
+                  "else from the Budget tab's sweep (a fused q/k/v or gate/up set as a whole), else \"not "
+                  "measured\". A kept module shows the analysis scheme's error. Lower is better. A layer "
+                  "shows its worst tensor.");
     case MaxError:
         return tr("Largest absolute difference between a weight and its quantized value; filled in by "
                   "Analyze. A layer shows its worst tensor.");
@@ -166,12 +169,36 @@ QVariant TensorColumns::analysisDisplay(const TensorRowResult* analysis, int col
     case Decision:
         return analysis->decision.isEmpty() ? QVariant() : QVariant(analysis->decision);
     case RelError:
+        if (!analysis->unmeasuredScheme.isEmpty()) {
+            return tr("not measured: %1").arg(analysis->unmeasuredScheme);
+        }
         return analysis->relError ? QVariant(formatRelError(*analysis->relError)) : QVariant();
     case MaxError:
         return analysis->maxError ? QVariant(formatMaxError(*analysis->maxError)) : QVariant();
     default:
         return {};
     }
+}
+
+QVariant TensorColumns::analysisToolTip(const TensorRowResult* analysis, int column)
+{
+    if (!analysis || column != RelError) {
+        return {};
+    }
+    if (!analysis->unmeasuredScheme.isEmpty()) {
+        return tr("Planned as %1, which neither the last analysis nor the Budget tab's sweep has measured: "
+                  "analyze with %1 (F5) or run the sweep.")
+            .arg(analysis->unmeasuredScheme);
+    }
+    if (!analysis->sweptScheme.isEmpty() && analysis->relError) {
+        return analysis->sweptUnit ? tr("%1, the planned scheme, measured by the Budget tab's sweep on the "
+                                        "fused set (q/k/v or "
+                                        "gate/up), all its members together.")
+                                         .arg(analysis->sweptScheme)
+                                   : tr("%1, the planned scheme, measured by the Budget tab's sweep.")
+                                         .arg(analysis->sweptScheme);
+    }
+    return {};
 }
 
 QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRowResult* analysis)

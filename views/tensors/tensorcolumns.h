@@ -45,6 +45,9 @@ class TensorColumns
     /// @brief Display text of an analysis cell alone (decision, rel. error, max error).
     static QVariant analysisDisplay(const TensorRowResult* analysis, int column);
     static QVariant analysisSortKey(const TensorRowResult* analysis, int column);
+    /// @brief Tooltip of an analysis cell: where a Rel. error that is not the analysis' own comes from (the
+    /// sweep, a fused set) or why there is none ("not measured: SCHEME"); invalid otherwise.
+    static QVariant analysisToolTip(const TensorRowResult* analysis, int column);
     /// @brief The decision checkbox of a Linear weight the plan has decided on (checked: quantized);
     /// an invalid QVariant for everything else. Toggling it asks the plan to flip the module.
     static QVariant decisionCheckState(const TensorRow& row, const TensorRowResult* analysis);

@@ -16,6 +16,12 @@ struct TensorRowResult
     /// Σw² and Σ(w − Q(w))² (float64): a fused set's error is sqrt(Σ sqErr / Σ sqNorm) over its members.
     std::optional<double> sqNorm = std::nullopt; // initialized: older brace lists stop at maxError
     std::optional<double> sqErr = std::nullopt;
+    /// Filled by plannedErrors() for the weight of a module the plan quantizes with a scheme other than the
+    /// analysis': the scheme relError belongs to, measured by the Budget tab's sweep.
+    QString sweptScheme = {};
+    bool sweptUnit = false; ///< relError is the fused set's (q/k/v, gate/up), all its members together
+    /// The planned scheme when neither the analysis nor the sweep measured it (the cell says so).
+    QString unmeasuredScheme = {};
 };
 
 /// @brief Indexed like DocumentSnapshot::rows. Shared immutably between the document and its models;

@@ -1,7 +1,9 @@
 #include "views/tensors/tensorsview.h"
 
+#include "core/plan/sensitivitysweep.h"
 #include "views/document/document.h"
 #include "views/shared/schemecolors.h"
+#include "views/tensors/plannederrors.h"
 #include "views/tensors/schemedelegate.h"
 #include "views/tensors/tensorcolumns.h"
 #include "views/tensors/tensordetailpanel.h"
@@ -23,6 +25,7 @@
 #include <QStyle>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace spark {
 
@@ -142,11 +145,7 @@ TensorsView::TensorsView(Document* document, QWidget* parent)
     connect(m_regex, &QCheckBox::toggled, this, &TensorsView::applyFilter);
     connect(m_grouped, &QCheckBox::toggled, this, &TensorsView::setGrouped);
     connect(m_document, &Document::snapshotChanged, this, &TensorsView::onSnapshotChanged);
-    connect(m_document, &Document::analysisChanged, this, [this](const QList<int>& rows) {
-        for (TensorItemModel* model : models()) {
-            model->updateAnalysis(m_document->analysis(), rows);
-        }
-    });
+    connect(m_document, &Document::analysisChanged, this, &TensorsView::refreshShownAnalysis);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& current) { onCurrentChanged(current); });
     // Rows the proxy adds or drops (filtering, a new document) change the count.
@@ -177,11 +176,41 @@ QString TensorsView::filterError() const
     return m_filterError->isHidden() ? QString() : m_filterError->text();
 }
 
+void TensorsView::setAnalysisScheme(const WeightScheme* scheme)
+{
+    if (scheme != m_analysisScheme) {
+        m_analysisScheme = scheme;
+        refreshShownAnalysis({});
+    }
+}
+
+void TensorsView::setSweep(std::shared_ptr<const SweepResult> sweep)
+{
+    m_sweep = std::move(sweep);
+    refreshShownAnalysis({});
+}
+
+void TensorsView::refreshShownAnalysis(const QList<int>& rows)
+{
+    auto shown =
+        plannedErrors(m_document->snapshot().get(), m_document->analysis(), m_analysisScheme, m_sweep.get());
+    QList<int> changed = changedErrorRows(m_shown.get(), shown.get());
+    changed.append(rows);
+    std::sort(changed.begin(), changed.end());
+    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+    m_shown = std::move(shown);
+    for (TensorItemModel* model : models()) {
+        model->updateAnalysis(m_shown, changed);
+    }
+}
+
 void TensorsView::onSnapshotChanged()
 {
     const QString previous = m_currentTensor;
+    m_shown =
+        plannedErrors(m_document->snapshot().get(), m_document->analysis(), m_analysisScheme, m_sweep.get());
     for (TensorItemModel* model : models()) {
-        model->resetData(m_document->snapshot(), m_document->analysis());
+        model->resetData(m_document->snapshot(), m_shown);
     }
     expandDefault();
     // Every open fits the columns to the new draft's names and sizes.

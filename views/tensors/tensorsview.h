@@ -1,9 +1,11 @@
 #pragma once
 
+#include "views/tensors/tensorrowresult.h"
 #include "views/tensors/tensorselection.h"
 
 #include <QWidget>
 #include <array>
+#include <memory>
 
 class QCheckBox;
 class QLabel;
@@ -15,6 +17,8 @@ class QTreeView;
 namespace spark {
 
 class Document;
+struct SweepResult;
+struct WeightScheme;
 class TensorDetailPanel;
 class TensorFilterProxyModel;
 class TensorItemModel;
@@ -67,6 +71,12 @@ class TensorsView : public QWidget
     /// @brief The colour legend of the plan's schemes (names in config-group order).
     void setSchemeLegend(const QStringList& schemes);
     QString schemeLegendText() const;
+    /// @brief The scheme the Document's analysis was measured with (the toolbar's; null: not known). With
+    /// it, the weight of a module the plan quantizes with another scheme shows that scheme's error (from
+    /// the sweep) or "not measured: SCHEME" (plannedErrors()).
+    void setAnalysisScheme(const spark::WeightScheme* scheme);
+    /// @brief The Budget tab's sweep (null: none): the error of every legal scheme of every decision unit.
+    void setSweep(std::shared_ptr<const spark::SweepResult> sweep);
 
   Q_SIGNALS:
     /// The current tensor changed (empty when none, or when a module or group row is current).
@@ -86,6 +96,9 @@ class TensorsView : public QWidget
     /// The flat and the grouped model: both always hold the current snapshot and analysis.
     std::array<TensorItemModel*, 2> models() const;
     void onSnapshotChanged();
+    /// Recomputes the analysis the models show (plannedErrors()) and announces @p rows and every row whose
+    /// shown error changed.
+    void refreshShownAnalysis(const QList<int>& rows);
     /// @p force: announce the selection even when it did not change (a new snapshot under the same name).
     void onCurrentChanged(const QModelIndex& current, bool force = false);
     TensorSelection selectionOf(const QModelIndex& current) const;
@@ -101,6 +114,9 @@ class TensorsView : public QWidget
     void expandDefault();
 
     Document* m_document;
+    const WeightScheme* m_analysisScheme = nullptr;
+    std::shared_ptr<const SweepResult> m_sweep;
+    std::shared_ptr<const AnalysisTable> m_shown; ///< what the models show: the Document's, corrected
     TensorTableModel* m_flat;
     TensorTreeModel* m_tree;
     TensorFilterProxyModel* m_proxy;

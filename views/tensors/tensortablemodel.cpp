@@ -97,7 +97,9 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         return TensorColumns::display(row, analysisOf(index.row()), column);
     case Qt::ToolTipRole:
-        return column == TensorColumns::Name ? QVariant(row.name) : QVariant();
+        return column == TensorColumns::Name
+                   ? QVariant(row.name)
+                   : TensorColumns::analysisToolTip(analysisOf(index.row()), column);
     case Qt::TextAlignmentRole:
         return TensorColumns::alignment(column);
     case TensorColumns::SortRole:

@@ -283,7 +283,11 @@ QVariant TensorTreeModel::nodeData(const Node& node, int column, int role) const
     case TensorColumns::NodeNameRole:
         return node.fullName;
     case Qt::ToolTipRole:
-        return column == TensorColumns::Name ? QVariant(node.fullName) : QVariant();
+        if (column == TensorColumns::Name) {
+            return node.fullName;
+        }
+        return node.tensorRow >= 0 ? TensorColumns::analysisToolTip(analysisOf(node.tensorRow), column)
+                                   : QVariant();
     case Qt::TextAlignmentRole:
         return TensorColumns::alignment(column);
     case Qt::CheckStateRole:

@@ -2,6 +2,7 @@
 
 #include "core/bench/speedmodelplan.h"
 #include "core/plan/planfile.h"
+#include "views/acceptance/acceptancepanel.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/bench/speedmodelpanel.h"
@@ -11,6 +12,7 @@
 #include "views/export/exportdialog.h"
 #include "views/plan/budgetpanel.h"
 #include "views/plan/plancontroller.h"
+#include "views/plan/planmodulemodel.h"
 #include "views/plan/plantab.h"
 #include "views/plan/summarybar.h"
 #include "views/shared/checkpointpaths.h"
@@ -84,6 +86,17 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
 
     createAnalysisAndPlan();
     createBudget();
+    // Offline acceptance of the open draft on captured target hidden states; its per-unit sensitivity
+    // becomes the Budget tab's α.
+    auto* acceptance = new AcceptancePanel(m_planController, m_tabs);
+    addTab(QStringLiteral("acceptance"), acceptance, tr("A&cceptance"));
+    connect(acceptance, &AcceptancePanel::alphaRulesRequested, this,
+            [this](const QStringList& rules, const QString& source) {
+                m_budgetPanel->setExternalAlphas(rules, source);
+                showTab(QStringLiteral("budget"));
+            });
+    connect(acceptance, &AcceptancePanel::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 8000); });
     m_benchmarksTab = new BenchmarksTab(m_tabs);
     addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
     // Two checkpoints side by side: a source and any quantized output of it.
@@ -301,6 +314,14 @@ void MainWindow::createAnalysisAndPlan()
         }
     });
 
+    // The Plan tab shows each module's planned scheme's error: it must know which scheme the analysis used.
+    // The tensors view follows the same rule.
+    m_planTab->moduleModel()->setAnalysisScheme(&m_analysis->scheme());
+    m_tensorsView->setAnalysisScheme(&m_analysis->scheme());
+    connect(m_analysis, &AnalysisPanel::schemeChanged, this, [this] {
+        m_planTab->moduleModel()->setAnalysisScheme(&m_analysis->scheme());
+        m_tensorsView->setAnalysisScheme(&m_analysis->scheme());
+    });
     // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
     connect(m_analysis, &AnalysisPanel::analysisCleared, m_planController, &PlanController::publishDecisions);
     connect(m_analysis, &AnalysisPanel::statusMessage, this,
@@ -341,6 +362,9 @@ void MainWindow::createBudget()
     m_tensorsView->detailPanel()->addSection(tr("Sensitivity sweep"), m_sweepSection);
     m_sweepSection->setTensor(m_tensorsView->selection().tensor);
     connect(m_budgetPanel, &BudgetPanel::sweepChanged, m_sweepSection, &TensorSweepSection::setSweep);
+    // The sweep measured every legal scheme of every unit: the Plan tab shows a budget plan's errors from it.
+    connect(m_budgetPanel, &BudgetPanel::sweepChanged, m_planTab->moduleModel(), &PlanModuleModel::setSweep);
+    connect(m_budgetPanel, &BudgetPanel::sweepChanged, m_tensorsView, &TensorsView::setSweep);
     connect(m_budgetPanel, &BudgetPanel::statusMessage, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
 }
@@ -499,7 +523,8 @@ void MainWindow::onFailed(const QString& path, const QString& message)
 QString MainWindow::aboutText()
 {
     return tr("<h3>Sparkulator %1</h3>"
-              "<p>Inspector and W4A16 quantizer for speculative-decoding draft checkpoints.</p>"
+              "<p>Inspector and quantizer for speculative-decoding draft checkpoints (W4A16, W4A16_ASYM, "
+              "W8A16, FP8_DYNAMIC, NVFP4A16, one scheme per module).</p>"
               "<p>Qt %2 (built with %3)<br>QCustomPlot %4</p>")
         .arg(QStringLiteral(SPARK_VERSION), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
              QStringLiteral(SPARK_QCUSTOMPLOT_VERSION));

@@ -1,9 +1,12 @@
 #include "views/window/screenshot.h"
 
+#include "views/acceptance/acceptancepanel.h"
+#include "views/acceptance/acceptancerunner.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/compare/compareview.h"
 #include "views/plan/budgetpanel.h"
+#include "views/plan/plancontroller.h"
 #include "views/plan/sweepjob.h"
 #include "views/shared/theme.h"
 #include "views/tensors/tensorsview.h"
@@ -13,8 +16,10 @@
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QImageWriter>
+#include <QLineEdit>
 #include <QPixmap>
 #include <QRegularExpression>
+#include <QSlider>
 #include <QTimer>
 
 namespace spark {
@@ -149,6 +154,24 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
         }
     }
 
+    if (request.budgetPoint >= 0) {
+        QSlider* slider = window.budgetPanel()->budgetSlider();
+        if (!request.sweep || request.budgetPoint > 1 || !slider->isEnabled()) {
+            *error = QApplication::translate("spark::Screenshot",
+                                             "--budget-point takes a fraction from 0 to 1 and needs --sweep");
+            return kExitError;
+        }
+        // From the plan as it is, so that the "what changed" table lists what the budget changes in it; a
+        // slider already at the point moves away first (setting the same value applies nothing).
+        const int value =
+            slider->minimum() + qRound(request.budgetPoint * (slider->maximum() - slider->minimum()));
+        if (slider->value() == value) {
+            slider->setValue(value == slider->minimum() ? slider->maximum() : slider->minimum());
+        }
+        slider->setValue(value);
+        window.planController()->recomputeNow();
+    }
+
     if (!request.compareWith.isEmpty()) {
         CompareView* compare = window.compareView();
         JobWait comparing;
@@ -183,6 +206,30 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
                          ? QApplication::translate("spark::Screenshot", "benchmark import did not finish")
                          : importError;
             return kExitError;
+        }
+    }
+
+    if (!request.acceptanceCapture.isEmpty()) {
+        auto* acceptance = window.findChild<AcceptancePanel*>();
+        acceptance->captureEdit()->setText(request.acceptanceCapture);
+        acceptance->targetEdit()->setText(request.acceptanceTarget);
+        // The acceptance run, then the per-unit sensitivity: the tab with both tables filled.
+        for (const bool sensitivity : {false, true}) {
+            JobWait running;
+            QString runError;
+            QObject::connect(acceptance->runner(), &AcceptanceRunner::finished, running.context(),
+                             [&](const AcceptanceJobResult& result) {
+                                 runError = result.error;
+                                 result.run || result.units ? running.done() : running.fail();
+                             });
+            sensitivity ? acceptance->startSensitivity() : acceptance->startRun();
+            if (!acceptance->runner()->isRunning() || !running.wait(request.timeoutMs)) {
+                *error =
+                    QApplication::translate("spark::Screenshot", "%1: the acceptance run did not finish: %2")
+                        .arg(request.acceptanceCapture,
+                             runError.isEmpty() ? acceptance->statusText() : runError);
+                return kExitError;
+            }
         }
     }
 

@@ -15,11 +15,18 @@ struct ScreenshotRequest
     QString select;                          ///< tensor (or module/layer row) to select, or empty
     bool analyze = false;                    ///< run analyze (F5) and wait for it before grabbing
     bool sweep = false;                      ///< run the Budget tab's sweep and wait for it
-    QString compareWith;                     ///< a quantized output to compare the checkpoint with
-    QString theme;                           ///< "light" or "dark" (View ▸ Theme); empty: the system's
-    QSize size;                              ///< window size; empty: MainWindow::preferredSize()
-    QStringList bench;                       ///< benchmark files to import into the Benchmarks tab
-    int timeoutMs = 120000;                  ///< give up when loading takes longer
+    /// After the sweep, move the Budget tab's slider to this fraction of its range (0: the smallest plan,
+    /// 1: the most accurate) and apply that plan; a negative value leaves the plan alone.
+    double budgetPoint = -1;
+    QString compareWith; ///< a quantized output to compare the checkpoint with
+    QString theme;       ///< "light" or "dark" (View ▸ Theme); empty: the system's
+    QSize size;          ///< window size; empty: MainWindow::preferredSize()
+    QStringList bench;   ///< benchmark files to import into the Benchmarks tab
+    /// A capture to run the Acceptance tab on (the Plan tab's plan against BF16, then the per-unit
+    /// sensitivity), or empty; acceptanceTarget is its target checkpoint when the draft needs one.
+    QString acceptanceCapture;
+    QString acceptanceTarget;
+    int timeoutMs = 120000; ///< give up when loading takes longer
 };
 
 /// @brief Parses "1200x700" (a window size for --size). @return an invalid size when malformed.

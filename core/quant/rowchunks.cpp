@@ -1,4 +1,4 @@
-#include "core/export/rowchunks.h"
+#include "core/quant/rowchunks.h"
 
 #include "core/quant/schemecodec.h"
 

@@ -1,0 +1,169 @@
+// `acceptance DRAFT --hidden-states FILE|DIR [--target PATH] [plan options | --quantized CKPT] [--k K]
+// [--anchors N|all] [--seed S] [--replay] [--json] [--dump-logits OUT --max-anchors M]
+// [--drafter-ms MS --cycle-ms MS [--saving-ms MS]] [--per-unit --sensitivity-out FILE]`.
+#include "acceptancetext.h"
+#include "args.h"
+#include "command.h"
+#include "core/forward/acceptancejob.h"
+#include "core/forward/acceptancespeed.h"
+#include "planargs.h"
+#include "progressbar.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+namespace spark::cli {
+namespace {
+
+/// The speed model's inputs from the command line; the arithmetic is core's (shared with the GUI).
+std::optional<AcceptanceSpeed> speedFrom(const Args& args, const AcceptanceRun& run)
+{
+    if (!args.value("drafter-ms")) {
+        if (args.value("cycle-ms") || args.value("saving-ms")) {
+            throw UsageError("--cycle-ms and --saving-ms need --drafter-ms");
+        }
+        return std::nullopt;
+    }
+    if (!run.summary.paired) {
+        throw UsageError("--drafter-ms needs a quantized draft to compare (plan options or --quantized)");
+    }
+    AcceptanceSpeedInputs inputs;
+    inputs.drafterMs = args.number("drafter-ms", 0);
+    inputs.cycleMs = args.number("cycle-ms", 0);
+    if (args.value("saving-ms")) {
+        inputs.savingMs = args.number("saving-ms", 0);
+    } else if (run.streamedBefore == 0) {
+        throw UsageError(
+            "--saving-ms is required with --quantized (the plan's streamed bytes give it otherwise)");
+    }
+    inputs.streamedBefore = run.streamedBefore;
+    inputs.streamedAfter = run.streamedAfter;
+    try {
+        return predictAcceptanceSpeed(run.summary, inputs);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--drafter-ms/--cycle-ms/--saving-ms: ") + e.what());
+    }
+}
+
+void printReplay(std::ostream& out, const AcceptanceRun& run)
+{
+    const auto line = [&](const std::string& name, const AcceptanceSummary& s) {
+        out << name << ": " << s.anchors << " cycles, a_i =";
+        for (const auto& p : s.positions) {
+            out << " " << p.acceptBase;
+        }
+        out << ", tau = " << s.tauBase << "\n";
+    };
+    out << "replayed online loop (anchor_{n+1} = anchor_n + L_n + 1), k = " << run.summary.k << "\n";
+    line(run.baseName, *run.replayBase);
+    if (run.replayQuantized) {
+        line(run.quantizedName, *run.replayQuantized);
+    }
+}
+
+} // namespace
+
+int runAcceptance(const std::vector<std::string>& argv)
+{
+    auto optionNames = planOptionNames();
+    optionNames.insert(optionNames.end(), {"hidden-states", "target", "quantized", "k", "anchors", "seed",
+                                           "batch", "threads", "dump-logits", "max-anchors", "drafter-ms",
+                                           "cycle-ms", "saving-ms", "sensitivity-out"});
+    const Args args(argv, {"json", "replay", "per-unit", "bf16-only"}, optionNames);
+    args.expectPositional(1);
+    AcceptanceJob job;
+    job.draft = args.positional()[0];
+    const auto capture = args.value("hidden-states");
+    if (!capture) {
+        throw UsageError("--hidden-states FILE|DIR is required");
+    }
+    job.capture = *capture;
+    job.target = args.value("target", "");
+    job.quantized = args.value("quantized", "");
+    bool planGiven = false;
+    for (const auto& name : planOptionNames()) {
+        planGiven = planGiven || args.value(name).has_value();
+    }
+    if (!job.quantized.empty() && planGiven) {
+        throw UsageError("--quantized and plan options exclude each other");
+    }
+    if (job.quantized.empty() && !args.flag("bf16-only")) {
+        job.plan = planOptionsFrom(args);
+    }
+    job.options.k = static_cast<int>(args.integer("k", 2, 1, 64));
+    const auto anchors = args.value("anchors", "512");
+    job.options.anchorCount = anchors == "all" ? 0 : args.integer("anchors", 512, 1, 1'000'000'000);
+    job.options.seed = static_cast<std::uint64_t>(args.integer("seed", 0, 0, (1ll << 62)));
+    job.options.batchAnchors = args.integer("batch", 64, 1, 100000);
+    job.options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
+    job.replay = args.flag("replay");
+    job.options.progress = stderrProgress(args.flag("per-unit") ? "sensitivity" : "acceptance");
+    if (args.value("dump-logits") && !args.value("max-anchors")) {
+        throw UsageError("--dump-logits needs --max-anchors M (logits are [M, k, V] floats)");
+    }
+
+    if (args.flag("per-unit")) {
+        const auto units = runSensitivity(job);
+        const auto json = sensitivityJson(job, units);
+        if (const auto out = args.value("sensitivity-out")) {
+            std::ofstream file(*out);
+            file << json.dump(2) << "\n";
+            if (!file) {
+                throw std::runtime_error(*out + ": cannot write the sensitivity file");
+            }
+        }
+        if (args.flag("json")) {
+            std::cout << json.dump(2) << "\n";
+        } else {
+            std::cout << "unit (alone quantized)                          scheme          tau change [95% "
+                         "CI]            "
+                         "a_0 change   flips@0\n";
+            for (const auto& u : units) {
+                std::printf("%-48s %-15s %+.4f [%+.4f, %+.4f]   %+.4f    %.2f%%\n", u.unit.c_str(),
+                            u.scheme.c_str(), u.tauDelta, u.tauDeltaLow, u.tauDeltaHigh, u.deltaFirst,
+                            100 * u.flipFirst);
+            }
+        }
+        return kExitOk;
+    }
+
+    const auto run = spark::runAcceptance(job);
+    if (const auto dump = args.value("dump-logits")) {
+        const auto capture = HiddenStateCapture::open(job.capture);
+        auto drafts = openAcceptanceDrafts(job, capture);
+        std::vector<Anchor> first = run.anchors;
+        first.resize(std::min<std::size_t>(
+            first.size(), static_cast<std::size_t>(args.integer("max-anchors", 1, 1, 1'000'000))));
+        dumpLogits(*dump, *drafts.base, drafts.quantized ? &*drafts.quantized : nullptr, capture, first,
+                   job.options.k);
+    }
+    if (job.replay) {
+        if (args.flag("json")) {
+            nlohmann::ordered_json j;
+            j["replay"] = true;
+            j["base"] = acceptanceJson(*run.replayBase, run.baseName, "", std::nullopt);
+            if (run.replayQuantized) {
+                j["quantized"] = acceptanceJson(*run.replayQuantized, run.quantizedName, "", std::nullopt);
+            }
+            std::cout << j.dump(2) << "\n";
+        } else {
+            printReplay(std::cout, run);
+        }
+        return kExitOk;
+    }
+    const auto speed = speedFrom(args, run);
+    if (args.flag("json")) {
+        auto j = acceptanceJson(run.summary, run.baseName, run.quantizedName, speed);
+        j["architecture"] = run.spec.archId;
+        j["eligible_anchors"] = run.eligibleAnchors;
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << run.spec.archId << ": " << run.eligibleAnchors << " eligible anchors\n";
+        printAcceptance(std::cout, run.summary, run.baseName, run.quantizedName, speed);
+    }
+    return kExitOk;
+}
+
+} // namespace spark::cli

@@ -1,0 +1,462 @@
+#include "core/forward/acceptance.h"
+
+#include "core/io/ioerror.h"
+#include "core/io/safetensorsfilewriter.h"
+#include "core/util/splitmix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace spark {
+namespace {
+
+constexpr double kZ95 = 1.959963984540054;
+
+/// y_1..y_k at an anchor: the next tokens of greedy data, else the stored target argmax.
+std::vector<std::int64_t> targetsAt(const CapturedSequence& seq, std::int64_t anchor, int k, bool greedy)
+{
+    std::vector<std::int64_t> y;
+    for (int j = 1; j <= k; ++j) {
+        y.push_back(greedy ? seq.tokens[anchor + j] : seq.targetArgmax[anchor + j - 1]);
+    }
+    return y;
+}
+
+bool eligible(const CapturedSequence& seq, std::int64_t a, int k, bool greedy)
+{
+    const auto length = static_cast<std::int64_t>(seq.tokens.size());
+    const std::int64_t last = greedy ? a + k : a + k - 1; // the last position whose token or argmax is read
+    if (a < 1 || last > length - 1) {
+        return false;
+    }
+    for (std::int64_t t = a; t <= last; ++t) {
+        if (seq.lossMask[t] == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+float topMargin(const float* row, std::int64_t n)
+{
+    float first = -std::numeric_limits<float>::infinity(), second = first;
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (row[i] > first) {
+            second = first;
+            first = row[i];
+        } else if (row[i] > second) {
+            second = row[i];
+        }
+    }
+    return first - second;
+}
+
+/// KL(p ‖ q) of the softmaxes of two logit rows, FP64 sums (draft-forward.md §9).
+double klDivergence(const float* p, const float* q, std::int64_t n)
+{
+    const double pMax = *std::max_element(p, p + n);
+    const double qMax = *std::max_element(q, q + n);
+    double pSum = 0, qSum = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        pSum += std::exp(p[i] - pMax);
+        qSum += std::exp(q[i] - qMax);
+    }
+    const double pLog = pMax + std::log(pSum);
+    const double qLog = qMax + std::log(qSum);
+    double kl = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double lp = p[i] - pLog;
+        kl += std::exp(lp) * (lp - (q[i] - qLog));
+    }
+    return std::max(0.0, kl);
+}
+
+DraftOutcome outcomeOf(const Proposals& proposals, std::int64_t index,
+                       const std::vector<std::int64_t>& targets)
+{
+    DraftOutcome out;
+    const int k = proposals.k;
+    for (int j = 0; j < k; ++j) {
+        out.tokens.push_back(proposals.token(index, j));
+        out.topMargin.push_back(topMargin(proposals.logits.row(index * k + j), proposals.logits.cols));
+        if (!proposals.confidence.empty()) {
+            out.confidence.push_back(proposals.confidence[index * k + j]);
+        }
+    }
+    while (out.accepted < k && out.tokens[out.accepted] == targets[out.accepted]) {
+        ++out.accepted;
+    }
+    return out;
+}
+
+/// A captured sequence with the target's tokens recomputed when the capture does not carry them.
+CapturedSequence loadSequence(const HiddenStateCapture& capture, std::int64_t sample,
+                              const AcceptanceOptions& options)
+{
+    auto seq = capture.sequence(sample);
+    if (!capture.info().greedy && seq.targetArgmax.empty() && options.targetHead) {
+        seq.targetArgmax = options.targetHead->argmax(capture, sample);
+    }
+    return seq;
+}
+
+/// Anchors grouped by sample, each with its index in the caller's list.
+std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::size_t>>>
+bySample(const std::vector<Anchor>& anchors)
+{
+    std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::size_t>>> groups;
+    for (std::size_t i = 0; i < anchors.size(); ++i) {
+        groups[anchors[i].sample].push_back({anchors[i].position, i});
+    }
+    return groups;
+}
+
+void throwIfCancelled(const ProgressFn& progress, std::uint64_t done, std::uint64_t total)
+{
+    if (!reportProgress(progress, done, total)) {
+        throw IoError(IoErrorKind::Cancelled, "", "offline acceptance cancelled");
+    }
+}
+
+struct WilsonInterval
+{
+    double low, high;
+};
+
+WilsonInterval wilson(double p, double n)
+{
+    if (n <= 0) {
+        return {0, 1};
+    }
+    const double z2 = kZ95 * kZ95;
+    const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+    const double half = kZ95 * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+double quantile(std::vector<float> values, double q)
+{
+    if (values.empty()) {
+        return 0;
+    }
+    std::sort(values.begin(), values.end());
+    const double pos = q * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    const auto hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+}
+
+/// Mean and 95% interval of paired differences.
+void meanInterval(const std::vector<double>& d, double& mean, double& low, double& high)
+{
+    const auto n = static_cast<double>(d.size());
+    mean = n > 0 ? std::accumulate(d.begin(), d.end(), 0.0) / n : 0;
+    double var = 0;
+    for (const double v : d) {
+        var += (v - mean) * (v - mean);
+    }
+    const double se = n > 1 ? std::sqrt(var / (n - 1) / n) : 0;
+    low = mean - kZ95 * se;
+    high = mean + kZ95 * se;
+}
+
+} // namespace
+
+std::vector<Anchor> eligibleAnchors(const HiddenStateCapture& capture, int k)
+{
+    std::vector<Anchor> out;
+    const bool greedy = capture.info().greedy;
+    for (std::int64_t s = 0; s < capture.sampleCount(); ++s) {
+        const auto seq = capture.sequence(s);
+        for (std::int64_t a = 1; a < static_cast<std::int64_t>(seq.tokens.size()); ++a) {
+            if (eligible(seq, a, k, greedy)) {
+                out.push_back({s, a});
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<Anchor> sampleAnchors(const std::vector<Anchor>& eligibleList, std::int64_t count,
+                                  std::uint64_t seed)
+{
+    std::vector<Anchor> pool = eligibleList;
+    if (count <= 0 || count >= static_cast<std::int64_t>(pool.size())) {
+        return pool;
+    }
+    // Partial Fisher–Yates with splitmix64: the same seed draws the same anchors everywhere.
+    std::uint64_t state = seed ^ 0xA5A5A5A5DEADBEEFull;
+    for (std::int64_t i = 0; i < count; ++i) {
+        const auto remaining = static_cast<std::uint64_t>(pool.size()) - static_cast<std::uint64_t>(i);
+        const auto j = static_cast<std::size_t>(i) + static_cast<std::size_t>(splitmix64(state) % remaining);
+        std::swap(pool[static_cast<std::size_t>(i)], pool[j]);
+    }
+    pool.resize(static_cast<std::size_t>(count));
+    std::sort(pool.begin(), pool.end());
+    return pool;
+}
+
+std::vector<int> matchCapture(const HiddenStateCapture& capture, const DraftSpec& spec, bool haveTargetHead)
+{
+    const auto& info = capture.info();
+    const auto slots = capture.slotsOf(spec.auxLayerIds, spec.auxLayerIdsSource);
+    if (info.hiddenSize != spec.targetHidden) {
+        throw ForwardInputError(info.path.string(), "hidden_states",
+                                "hidden size " + std::to_string(info.hiddenSize) +
+                                    " does not fit the draft's fc (" +
+                                    std::to_string(spec.auxLayerIds.size()) + " × " +
+                                    std::to_string(spec.targetHidden) + " inputs)");
+    }
+    if (!info.greedy && !info.hasTargetArgmax && !haveTargetHead) {
+        throw ForwardInputError(
+            info.path.string(), "target_argmax",
+            "missing, and the capture is not greedy (greedy = false): the target's tokens "
+            "are unknown; capture at temperature 0, store target_argmax, or give the target "
+            "(--target) with the last layer captured");
+    }
+    return slots;
+}
+
+std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const DraftForward* quantized,
+                                           const HiddenStateCapture& capture,
+                                           const std::vector<Anchor>& anchors,
+                                           const AcceptanceOptions& options)
+{
+    const auto slots = matchCapture(capture, base.spec(), options.targetHead != nullptr);
+    const bool greedy = capture.info().greedy;
+    const int k = options.k;
+    std::vector<AnchorOutcome> outcomes(anchors.size());
+    std::uint64_t done = 0;
+    throwIfCancelled(options.progress, 0, anchors.size());
+    for (const auto& [sample, members] : bySample(anchors)) {
+        const auto seq = loadSequence(capture, sample, options);
+        std::int64_t length = 0;
+        for (const auto& [position, index] : members) {
+            if (!eligible(seq, position, k, greedy)) {
+                throw std::invalid_argument("anchor " + std::to_string(position) + " of sample " +
+                                            std::to_string(sample) +
+                                            " is not eligible at k = " + std::to_string(k));
+            }
+            length = std::max(length, position);
+        }
+        const Activations aux = capture.hidden(sample, slots, length);
+        const SequenceContext baseContext = base.buildContext(aux, seq.tokens, length);
+        const auto quantContext =
+            quantized ? std::optional(quantized->buildContext(aux, seq.tokens, length)) : std::nullopt;
+        const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, options.batchAnchors));
+        for (std::size_t first = 0; first < members.size(); first += batch) {
+            std::vector<std::int64_t> positions;
+            for (std::size_t i = first; i < std::min(members.size(), first + batch); ++i) {
+                positions.push_back(members[i].first);
+            }
+            const Proposals b = base.propose(baseContext, seq.tokens, positions, k, true);
+            const auto q =
+                quantized ? std::optional(quantized->propose(*quantContext, seq.tokens, positions, k, true))
+                          : std::nullopt;
+            for (std::size_t i = 0; i < positions.size(); ++i) {
+                auto& out = outcomes[members[first + i].second];
+                out.anchor = {sample, positions[i]};
+                out.targets = targetsAt(seq, positions[i], k, greedy);
+                const auto row = static_cast<std::int64_t>(i);
+                out.base = outcomeOf(b, row, out.targets);
+                if (q) {
+                    out.quantized = outcomeOf(*q, row, out.targets);
+                    bool samePrefix = true;
+                    for (int j = 0; j < k; ++j) {
+                        out.kl.push_back(samePrefix ? klDivergence(b.logits.row(row * k + j),
+                                                                   q->logits.row(row * k + j), b.logits.cols)
+                                                    : std::numeric_limits<double>::quiet_NaN());
+                        samePrefix = samePrefix && out.base.tokens[j] == out.quantized->tokens[j];
+                    }
+                }
+            }
+            done += positions.size();
+            throwIfCancelled(options.progress, done, anchors.size());
+        }
+    }
+    return outcomes;
+}
+
+std::vector<AnchorOutcome> replayLoop(const DraftForward& draft, const HiddenStateCapture& capture,
+                                      const AcceptanceOptions& options)
+{
+    const auto slots = matchCapture(capture, draft.spec(), options.targetHead != nullptr);
+    const bool greedy = capture.info().greedy;
+    const int k = options.k;
+    std::vector<AnchorOutcome> outcomes;
+    for (std::int64_t s = 0; s < capture.sampleCount(); ++s) {
+        const auto seq = loadSequence(capture, s, options);
+        const auto length = static_cast<std::int64_t>(seq.tokens.size());
+        std::int64_t last = 0;
+        for (std::int64_t a = 1; a < length; ++a) {
+            if (eligible(seq, a, k, greedy)) {
+                last = a;
+            }
+        }
+        if (last == 0) {
+            continue;
+        }
+        const Activations aux = capture.hidden(s, slots, last);
+        const SequenceContext context = draft.buildContext(aux, seq.tokens, last);
+        std::int64_t a = 1;
+        while (true) {
+            while (a <= last && !eligible(seq, a, k, greedy)) {
+                ++a; // the loop starts (and restarts after a gap) at the next generated position
+            }
+            if (a > last) {
+                break;
+            }
+            const Proposals p = draft.propose(context, seq.tokens, {a}, k, true);
+            AnchorOutcome out;
+            out.anchor = {s, a};
+            out.targets = targetsAt(seq, a, k, greedy);
+            out.base = outcomeOf(p, 0, out.targets);
+            a += out.base.accepted + 1;
+            outcomes.push_back(std::move(out));
+        }
+        throwIfCancelled(options.progress, static_cast<std::uint64_t>(s + 1),
+                         static_cast<std::uint64_t>(capture.sampleCount()));
+    }
+    return outcomes;
+}
+
+AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes, int k)
+{
+    AcceptanceSummary summary;
+    summary.anchors = static_cast<std::int64_t>(outcomes.size());
+    summary.k = k;
+    summary.paired = !outcomes.empty() && std::all_of(outcomes.begin(), outcomes.end(),
+                                                      [](const auto& o) { return o.quantized.has_value(); });
+    const auto n = static_cast<double>(outcomes.size());
+    summary.tauBase = summary.tauQuant = 1;
+    for (int i = 0; i < k; ++i) {
+        PositionStats st;
+        std::vector<double> diffs;
+        std::vector<float> margins;
+        double klSum = 0, confB = 0, confQ = 0;
+        std::int64_t flips = 0, acceptedQ = 0, confCount = 0;
+        for (const auto& o : outcomes) {
+            const bool b = o.base.accepted > i;
+            st.baseAccepted += b ? 1 : 0;
+            margins.push_back(o.base.topMargin[i]);
+            if (!o.base.confidence.empty()) {
+                confB += o.base.confidence[i];
+                ++confCount;
+            }
+            if (!summary.paired) {
+                continue;
+            }
+            const auto& q = *o.quantized;
+            const bool qa = q.accepted > i;
+            acceptedQ += qa ? 1 : 0;
+            diffs.push_back((qa ? 1.0 : 0.0) - (b ? 1.0 : 0.0));
+            if (b && !std::equal(o.base.tokens.begin(), o.base.tokens.begin() + i + 1, q.tokens.begin())) {
+                ++flips;
+            }
+            if (!std::isnan(o.kl[i])) {
+                klSum += o.kl[i];
+                ++st.klAnchors;
+            }
+            if (!q.confidence.empty()) {
+                confQ += q.confidence[i];
+            }
+        }
+        st.acceptBase = n > 0 ? static_cast<double>(st.baseAccepted) / n : 0;
+        const auto wb = wilson(st.acceptBase, n);
+        st.acceptBaseLow = wb.low;
+        st.acceptBaseHigh = wb.high;
+        st.marginP10 = quantile(margins, 0.1);
+        st.marginP50 = quantile(margins, 0.5);
+        st.marginP90 = quantile(margins, 0.9);
+        st.confidenceBase = confCount > 0 ? confB / static_cast<double>(confCount) : 0;
+        summary.tauBase += st.acceptBase;
+        if (summary.paired) {
+            st.acceptQuant = static_cast<double>(acceptedQ) / n;
+            const auto wq = wilson(st.acceptQuant, n);
+            st.acceptQuantLow = wq.low;
+            st.acceptQuantHigh = wq.high;
+            meanInterval(diffs, st.delta, st.deltaLow, st.deltaHigh);
+            st.flipRate =
+                st.baseAccepted > 0 ? static_cast<double>(flips) / static_cast<double>(st.baseAccepted) : 0;
+            st.lowerBound = st.acceptBase * (1 - st.flipRate);
+            st.meanKl = st.klAnchors > 0 ? klSum / static_cast<double>(st.klAnchors) : 0;
+            st.confidenceQuant = confCount > 0 ? confQ / static_cast<double>(confCount) : 0;
+            summary.tauQuant += st.acceptQuant;
+        }
+        summary.positions.push_back(st);
+    }
+    if (summary.paired) {
+        std::vector<double> d;
+        for (const auto& o : outcomes) {
+            d.push_back(static_cast<double>(o.quantized->accepted - o.base.accepted));
+        }
+        meanInterval(d, summary.tauDelta, summary.tauDeltaLow, summary.tauDeltaHigh);
+    }
+    return summary;
+}
+
+void dumpLogits(const std::filesystem::path& path, const DraftForward& base, const DraftForward* quantized,
+                const HiddenStateCapture& capture, const std::vector<Anchor>& anchors, int k)
+{
+    const auto slots = matchCapture(capture, base.spec(), true); // no targets are read here
+    const auto m = static_cast<std::uint64_t>(anchors.size());
+    const auto vocab = static_cast<std::uint64_t>(base.spec().draftVocab);
+    const auto uk = static_cast<std::uint64_t>(k);
+    std::vector<std::int64_t> samples(m), positions(m), tokensB(m * uk), tokensQ(m * uk);
+    std::vector<float> logitsB(m * uk * vocab), logitsQ(m * uk * vocab);
+    for (const auto& [sample, members] : bySample(anchors)) {
+        const auto seq = capture.sequence(sample);
+        std::int64_t length = 0;
+        std::vector<std::int64_t> at;
+        for (const auto& [position, index] : members) {
+            length = std::max(length, position);
+            at.push_back(position);
+        }
+        const Activations aux = capture.hidden(sample, slots, length);
+        const auto run = [&](const DraftForward& draft, std::vector<std::int64_t>& tokens,
+                             std::vector<float>& logits) {
+            const Proposals p =
+                draft.propose(draft.buildContext(aux, seq.tokens, length), seq.tokens, at, k, true);
+            for (std::size_t i = 0; i < members.size(); ++i) {
+                const auto index = members[i].second;
+                for (int j = 0; j < k; ++j) {
+                    tokens[index * uk + static_cast<std::uint64_t>(j)] =
+                        p.token(static_cast<std::int64_t>(i), j);
+                }
+                std::copy_n(p.logits.row(static_cast<std::int64_t>(i) * k), uk * vocab,
+                            logits.data() + index * uk * vocab);
+            }
+        };
+        run(base, tokensB, logitsB);
+        if (quantized) {
+            run(*quantized, tokensQ, logitsQ);
+        }
+        for (const auto& [position, index] : members) {
+            samples[index] = sample;
+            positions[index] = position;
+        }
+    }
+    std::vector<TensorBytes> tensors{
+        {{"anchor_sample", DType::I64, {m}}, bytesOf(samples)},
+        {{"anchor_position", DType::I64, {m}}, bytesOf(positions)},
+        {{"tokens_base", DType::I64, {m, uk}}, bytesOf(tokensB)},
+        {{"logits_base", DType::F32, {m, uk, vocab}}, bytesOf(logitsB)},
+    };
+    if (quantized) {
+        tensors.push_back({{"tokens_quantized", DType::I64, {m, uk}}, bytesOf(tokensQ)});
+        tensors.push_back({{"logits_quantized", DType::F32, {m, uk, vocab}}, bytesOf(logitsQ)});
+    }
+    writeSafetensorsFile(
+        path, std::move(tensors),
+        {{"format", "sparkulator.logits/1"},
+         {"architecture", base.spec().archId},
+         {"k", std::to_string(k)},
+         {"vocabulary",
+          vocab == static_cast<std::uint64_t>(base.spec().vocab) ? "target" : "draft (map with d2t)"}});
+}
+
+} // namespace spark

@@ -1,0 +1,190 @@
+#include "core/forward/acceptancejob.h"
+
+#include "core/io/ioerror.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace spark {
+namespace {
+
+std::vector<std::string> tensorNames(const Checkpoint& checkpoint)
+{
+    std::vector<std::string> names;
+    for (const auto& t : checkpoint.tensors()) {
+        names.push_back(t.info.name);
+    }
+    return names;
+}
+
+QuantPlan planFor(const Checkpoint& draft, const PlanOptions& options)
+{
+    std::vector<TensorInfo> infos;
+    for (const auto& t : draft.tensors()) {
+        infos.push_back(t.info);
+    }
+    auto plan = makePlan(draft.config(), infos, options);
+    if (!plan.errors.empty()) {
+        throw std::invalid_argument("plan error: " + plan.errors.front());
+    }
+    return plan;
+}
+
+/// Pairs single-draft outcomes of the same anchors (per-unit runs reuse the BF16 outcomes).
+std::vector<AnchorOutcome> paired(const std::vector<AnchorOutcome>& base,
+                                  const std::vector<AnchorOutcome>& quant)
+{
+    std::vector<AnchorOutcome> out = base;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].quantized = quant[i].base;
+        out[i].kl.assign(out[i].targets.size(), std::numeric_limits<double>::quiet_NaN());
+    }
+    return out;
+}
+
+std::vector<Anchor> jobAnchors(const AcceptanceJob& job, const HiddenStateCapture& capture,
+                               std::int64_t& eligible)
+{
+    const auto all = eligibleAnchors(capture, job.options.k);
+    eligible = static_cast<std::int64_t>(all.size());
+    if (all.empty()) {
+        throw ForwardInputError(capture.info().path.string(), "loss_mask",
+                                "no anchor has its bonus token and the " + std::to_string(job.options.k) +
+                                    " following tokens inside the generated region");
+    }
+    return sampleAnchors(all, job.options.anchorCount, job.options.seed);
+}
+
+} // namespace
+
+AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStateCapture& capture)
+{
+    AcceptanceDrafts d;
+    d.draft = std::make_shared<const Checkpoint>(Checkpoint::open(job.draft));
+    if (!job.target.empty()) {
+        d.target = std::make_shared<const Checkpoint>(Checkpoint::open(job.target));
+    }
+    d.spec =
+        readDraftSpec(d.draft->config(), tensorNames(*d.draft), (d.draft->folder() / "config.json").string());
+    const auto& info = capture.info();
+    if (!info.greedy && !info.hasTargetArgmax && d.target) {
+        d.targetHead = std::make_shared<const TargetHead>(d.target, capture, job.options.threads);
+    }
+    matchCapture(capture, d.spec, d.targetHead != nullptr);
+    d.base.emplace(d.spec, DraftWeights(d.draft, d.target), job.options.threads);
+    if (!job.quantized.empty()) {
+        const auto quantized = std::make_shared<const Checkpoint>(Checkpoint::open(job.quantized));
+        DraftWeights weights(quantized, d.target);
+        weights.decodeQuantizedModules();
+        d.quantized.emplace(d.spec, std::move(weights), job.options.threads);
+        d.quantizedName = quantized->folder().filename().string();
+    } else if (job.plan) {
+        d.plan = planFor(*d.draft, *job.plan);
+        DraftWeights weights(d.draft, d.target);
+        weights.applyPlan(*d.plan);
+        d.quantized.emplace(d.spec, std::move(weights), job.options.threads);
+        d.quantizedName = d.plan->schemeSummary() + " (plan, in memory)";
+    }
+    return d;
+}
+
+AcceptanceRun runAcceptance(const AcceptanceJob& job)
+{
+    const auto capture = HiddenStateCapture::open(job.capture);
+    auto drafts = openAcceptanceDrafts(job, capture);
+    AcceptanceRun run;
+    run.spec = drafts.spec;
+    run.quantizedName = drafts.quantizedName;
+    if (drafts.plan) {
+        run.streamedBefore = drafts.plan->sizes.streamedBefore;
+        run.streamedAfter = drafts.plan->sizes.streamedAfter;
+    }
+    const DraftForward* quantized = drafts.quantized ? &*drafts.quantized : nullptr;
+    const auto options = drafts.options(job.options);
+    if (job.replay) {
+        run.eligibleAnchors = static_cast<std::int64_t>(eligibleAnchors(capture, job.options.k).size());
+        run.replayBase = summarizeAcceptance(replayLoop(*drafts.base, capture, options), job.options.k);
+        if (quantized) {
+            run.replayQuantized =
+                summarizeAcceptance(replayLoop(*quantized, capture, options), job.options.k);
+        }
+        run.summary = *run.replayBase;
+        return run;
+    }
+    run.anchors = jobAnchors(job, capture, run.eligibleAnchors);
+    run.outcomes = evaluateAnchors(*drafts.base, quantized, capture, run.anchors, options);
+    run.summary = summarizeAcceptance(run.outcomes, job.options.k);
+    return run;
+}
+
+std::vector<UnitSensitivity> runSensitivity(const AcceptanceJob& job)
+{
+    if (!job.plan || !job.quantized.empty()) {
+        throw std::invalid_argument("per-unit sensitivity needs plan options (not --quantized)");
+    }
+    const auto capture = HiddenStateCapture::open(job.capture);
+    auto drafts = openAcceptanceDrafts(job, capture);
+    std::int64_t eligible = 0;
+    const auto anchors = jobAnchors(job, capture, eligible);
+    AcceptanceOptions options = drafts.options(job.options);
+    options.progress = nullptr;
+    const auto base = evaluateAnchors(*drafts.base, nullptr, capture, anchors, options);
+    std::map<std::string, std::vector<const PlannedModule*>> units; // by vLLM name: a fused set is one unit
+    for (const auto* m : drafts.plan->quantizedModules()) {
+        units[m->vllmName].push_back(m);
+    }
+    std::vector<UnitSensitivity> out;
+    std::uint64_t done = 0;
+    for (const auto& [name, modules] : units) {
+        if (!reportProgress(job.options.progress, done++, units.size())) {
+            throw IoError(IoErrorKind::Cancelled, "", "per-unit sensitivity cancelled");
+        }
+        UnitSensitivity u;
+        u.unit = name;
+        u.scheme = std::string(modules.front()->scheme->name);
+        for (const auto* m : modules) {
+            u.modules.push_back(m->name);
+        }
+        DraftWeights weights(drafts.draft, drafts.target);
+        weights.applyPlan(*drafts.plan, u.modules);
+        const DraftForward unitDraft(drafts.spec, std::move(weights), job.options.threads);
+        const auto summary = summarizeAcceptance(
+            paired(base, evaluateAnchors(unitDraft, nullptr, capture, anchors, options)), job.options.k);
+        u.tauDelta = summary.tauDelta;
+        u.tauDeltaLow = summary.tauDeltaLow;
+        u.tauDeltaHigh = summary.tauDeltaHigh;
+        u.deltaFirst = summary.positions.front().delta;
+        u.flipFirst = summary.positions.front().flipRate;
+        out.push_back(std::move(u));
+    }
+    reportProgress(job.options.progress, units.size(), units.size());
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.tauDelta < b.tauDelta; });
+    return out;
+}
+
+nlohmann::ordered_json sensitivityJson(const AcceptanceJob& job, const std::vector<UnitSensitivity>& units)
+{
+    nlohmann::ordered_json j;
+    j["format"] = "sparkulator-sensitivity";
+    j["version"] = 1;
+    j["draft"] = job.draft.string();
+    j["capture"] = job.capture.string();
+    j["k"] = job.options.k;
+    j["anchors"] = job.options.anchorCount;
+    j["seed"] = job.options.seed;
+    j["units"] = nlohmann::ordered_json::array();
+    for (const auto& u : units) {
+        j["units"].push_back({{"unit", u.unit},
+                              {"modules", u.modules},
+                              {"scheme", u.scheme},
+                              {"tau_delta", u.tauDelta},
+                              {"tau_delta_ci", {u.tauDeltaLow, u.tauDeltaHigh}},
+                              {"delta_first", u.deltaFirst},
+                              {"flip_rate_first", u.flipFirst}});
+    }
+    return j;
+}
+
+} // namespace spark

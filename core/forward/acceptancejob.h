@@ -1,0 +1,88 @@
+#pragma once
+
+#include "core/forward/acceptance.h"
+#include "core/plan/planoptions.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace spark {
+
+/// @brief An offline acceptance run as a user asks for it (the CLI's `acceptance` and the GUI's panel).
+struct AcceptanceJob
+{
+    std::filesystem::path draft;   ///< the BF16 draft
+    std::filesystem::path capture; ///< capture file or hs_*.safetensors directory
+    std::filesystem::path target;  ///< empty: the draft ships everything it reads
+    /// A compressed-tensors checkpoint of the draft to compare (read through the bit-exact dequantizer) ...
+    std::filesystem::path quantized;
+    /// ... or, without one, the plan applied in memory. Neither: the BF16 draft alone.
+    std::optional<PlanOptions> plan;
+    AcceptanceOptions options;
+    bool replay = false; ///< the online loop per draft instead of sampled paired anchors
+};
+
+/// @brief What a run found.
+struct AcceptanceRun
+{
+    DraftSpec spec;
+    std::string baseName = "BF16";
+    std::string quantizedName; ///< "W4A16 (plan, in memory)", the checkpoint's folder name, or empty
+    std::int64_t eligibleAnchors = 0;
+    std::vector<Anchor> anchors;         ///< the anchors evaluated (paired runs)
+    std::vector<AnchorOutcome> outcomes; ///< paired runs: one per anchor
+    AcceptanceSummary summary;           ///< paired (or BF16 alone)
+    /// Replay: each draft's own loop (its own anchors, unpaired).
+    std::optional<AcceptanceSummary> replayBase, replayQuantized;
+    std::uint64_t streamedBefore = 0, streamedAfter = 0; ///< bytes per draft step (in-memory plan only)
+};
+
+/// @brief The drafts of a job, ready to run: the BF16 forward and, when asked, the quantized one.
+struct AcceptanceDrafts
+{
+    std::shared_ptr<const Checkpoint> draft, target;
+    DraftSpec spec;
+    std::optional<DraftForward> base, quantized;
+    std::string quantizedName;
+    std::optional<QuantPlan> plan;
+    /// Set when the capture needs the target's tokens recomputed (not greedy, no target_argmax).
+    std::shared_ptr<const TargetHead> targetHead;
+
+    /// @brief The job's options with the target head attached.
+    AcceptanceOptions options(const AcceptanceOptions& base) const
+    {
+        AcceptanceOptions o = base;
+        o.targetHead = targetHead.get();
+        return o;
+    }
+};
+
+/// @brief Opens the job's checkpoints and capture and builds the forwards; every input problem is an
+/// IoError or ForwardInputError naming the file and field, raised before any heavy work.
+AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStateCapture& capture);
+
+/// @brief Runs the job: anchors sampled from the capture (or the replayed loop), both drafts, statistics.
+AcceptanceRun runAcceptance(const AcceptanceJob& job);
+
+/// @brief One decision unit's cost when it alone is quantized (the rest BF16).
+struct UnitSensitivity
+{
+    std::string unit;                 ///< vLLM name of the unit (fused set)
+    std::vector<std::string> modules; ///< its checkpoint modules
+    std::string scheme;
+    double tauDelta = 0, tauDeltaLow = 0, tauDeltaHigh = 0;
+    double deltaFirst = 0; ///< a_0(Q) − a_0(B)
+    double flipFirst = 0;  ///< flip rate at position 0
+};
+
+/// @brief Per-unit sensitivity: every unit the job's plan quantizes, alone, on the job's anchors; sorted by
+/// acceptance cost (largest loss first). Needs an in-memory plan.
+std::vector<UnitSensitivity> runSensitivity(const AcceptanceJob& job);
+
+/// @brief The sensitivity file `plan --alpha-from` reads.
+nlohmann::ordered_json sensitivityJson(const AcceptanceJob& job, const std::vector<UnitSensitivity>& units);
+
+} // namespace spark

@@ -1,0 +1,419 @@
+#include "core/forward/draftforward.h"
+
+#include "core/forward/blocks.h"
+#include "core/util/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace spark {
+
+/// One decoder layer's weights.
+struct DraftForward::Layer
+{
+    std::shared_ptr<const LinearSource> q, k, v, o, g, gate, up, down;
+    std::vector<float> inputNorm, postNorm, qNorm, kNorm;
+};
+
+namespace {
+
+std::int64_t argmaxRow(const float* row, std::int64_t n)
+{
+    std::int64_t best = 0;
+    for (std::int64_t i = 1; i < n; ++i) {
+        if (row[i] > row[best]) { // strict: ties keep the lowest index, as torch.argmax
+            best = i;
+        }
+    }
+    return best;
+}
+
+void requireShape(const LinearSource& w, std::int64_t rows, std::int64_t cols, const std::string& file,
+                  const std::string& name)
+{
+    if (w.rows() != rows || w.cols() != cols) {
+        throw ForwardInputError(file, name,
+                                "is [" + std::to_string(w.rows()) + ", " + std::to_string(w.cols()) +
+                                    "], the config implies [" + std::to_string(rows) + ", " +
+                                    std::to_string(cols) + "]");
+    }
+}
+
+Activations concatColumns(const Activations& a, const Activations& b)
+{
+    Activations out(a.rows, a.cols + b.cols);
+    for (std::int64_t r = 0; r < a.rows; ++r) {
+        std::copy_n(a.row(r), a.cols, out.row(r));
+        std::copy_n(b.row(r), b.cols, out.row(r) + a.cols);
+    }
+    return out;
+}
+
+Activations normed(Activations x, const std::vector<float>& weight, double eps)
+{
+    rmsNorm(x, weight, eps);
+    return x;
+}
+
+} // namespace
+
+DraftForward::DraftForward(DraftSpec spec, DraftWeights weights, unsigned threads)
+    : m_spec(std::move(spec)), m_weights(std::move(weights)),
+      m_threads(resolveThreads(static_cast<int>(threads)))
+{
+    const auto& s = m_spec;
+    const std::string file = m_weights.draft().folder().string();
+    const std::int64_t qWidth = s.heads * s.headDim;
+    const std::int64_t kvWidth = s.kvHeads * s.headDim;
+    const std::int64_t layerInput = s.proposal == ProposalKind::Chain ? 2 * s.hidden : s.hidden;
+    for (std::int64_t l = 0; l < s.layers; ++l) {
+        const auto p = s.layerName(l);
+        Layer layer;
+        if (s.fusedQkv) {
+            const auto qkv = m_weights.linear(p + ".self_attn.qkv_proj");
+            requireShape(*qkv, qWidth + 2 * kvWidth, layerInput, file, p + ".self_attn.qkv_proj.weight");
+            layer.q = rowSlice(qkv, 0, qWidth);
+            layer.k = rowSlice(qkv, qWidth, kvWidth);
+            layer.v = rowSlice(qkv, qWidth + kvWidth, kvWidth);
+        } else {
+            layer.q = m_weights.linear(p + ".self_attn.q_proj");
+            layer.k = m_weights.linear(p + ".self_attn.k_proj");
+            layer.v = m_weights.linear(p + ".self_attn.v_proj");
+            requireShape(*layer.q, qWidth, layerInput, file, p + ".self_attn.q_proj.weight");
+            requireShape(*layer.k, kvWidth, layerInput, file, p + ".self_attn.k_proj.weight");
+            requireShape(*layer.v, kvWidth, layerInput, file, p + ".self_attn.v_proj.weight");
+        }
+        layer.o = m_weights.linear(p + ".self_attn.o_proj");
+        requireShape(*layer.o, s.hidden, qWidth, file, p + ".self_attn.o_proj.weight");
+        if (s.outputGate) {
+            layer.g = m_weights.linear(p + ".self_attn.g_proj");
+            requireShape(*layer.g, s.gatePerHead ? s.heads : qWidth, s.hidden, file,
+                         p + ".self_attn.g_proj.weight");
+        }
+        layer.gate = m_weights.linear(p + ".mlp.gate_proj");
+        layer.up = m_weights.linear(p + ".mlp.up_proj");
+        layer.down = m_weights.linear(p + ".mlp.down_proj");
+        requireShape(*layer.gate, s.intermediate, s.hidden, file, p + ".mlp.gate_proj.weight");
+        requireShape(*layer.up, s.intermediate, s.hidden, file, p + ".mlp.up_proj.weight");
+        requireShape(*layer.down, s.hidden, s.intermediate, file, p + ".mlp.down_proj.weight");
+        layer.inputNorm = m_weights.vector(p + ".input_layernorm.weight");
+        layer.postNorm = m_weights.vector(p + ".post_attention_layernorm.weight");
+        if (s.qkNorm) {
+            layer.qNorm = m_weights.vector(p + ".self_attn.q_norm.weight");
+            layer.kNorm = m_weights.vector(p + ".self_attn.k_norm.weight");
+        }
+        m_layers.push_back(std::move(layer));
+    }
+    const auto chainPrefix = s.proposal == ProposalKind::Chain ? s.layerName(0) + "." : std::string();
+    m_hiddenNorm = m_weights.vector(chainPrefix + "hidden_norm.weight");
+    m_norm = m_weights.vector("norm.weight");
+    m_fc = m_weights.linear("fc");
+    requireShape(*m_fc, s.hidden, auxWidth(), file, "fc.weight");
+    m_embed = m_weights.linear("embed_tokens");
+    requireShape(*m_embed, s.vocab, s.hidden, file, "embed_tokens.weight");
+    m_head = m_weights.linear("lm_head");
+    requireShape(*m_head, s.draftVocab, s.hidden, file, "lm_head.weight");
+    if (s.auxNorms) {
+        for (std::size_t i = 0; i < s.auxLayerIds.size(); ++i) {
+            m_auxNorms.push_back(m_weights.vector("aux_hidden_norms." + std::to_string(i) + ".weight"));
+        }
+    }
+    if (s.hasD2t) {
+        m_d2t = m_weights.integers("d2t");
+        if (static_cast<std::int64_t>(m_d2t.size()) != s.draftVocab) {
+            throw ForwardInputError(file, "d2t",
+                                    "has " + std::to_string(m_d2t.size()) + " entries, draft_vocab_size is " +
+                                        std::to_string(s.draftVocab));
+        }
+    }
+    if (s.markovRank > 0) {
+        m_markovW1 = m_weights.linear("markov_head.markov_w1");
+        m_markovW2 = m_weights.linear("markov_head.markov_w2");
+        requireShape(*m_markovW1, s.vocab, s.markovRank, file, "markov_head.markov_w1.weight");
+        requireShape(*m_markovW2, s.draftVocab, s.markovRank, file, "markov_head.markov_w2.weight");
+    }
+    if (s.confidenceHead) {
+        m_confidence = m_weights.vector("confidence_head.proj.weight");
+        m_confidenceBias = m_weights.vector("confidence_head.proj.bias").at(0);
+        if (static_cast<std::int64_t>(m_confidence.size()) != s.hidden + s.markovRank) {
+            throw ForwardInputError(file, "confidence_head.proj.weight",
+                                    "does not take [hidden, markov] inputs");
+        }
+    }
+}
+
+DraftForward::~DraftForward() = default;
+DraftForward::DraftForward(DraftForward&&) noexcept = default;
+
+std::int64_t DraftForward::auxWidth() const
+{
+    return static_cast<std::int64_t>(m_spec.auxLayerIds.size()) * m_spec.targetHidden;
+}
+
+Activations DraftForward::embed(const std::vector<std::int64_t>& ids) const
+{
+    Activations x(static_cast<std::int64_t>(ids.size()), m_spec.hidden);
+    parallelFor(ids.size(), 64, m_threads, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            m_embed->decodeRow(ids[i], x.row(static_cast<std::int64_t>(i)));
+        }
+    });
+    return x;
+}
+
+std::int64_t DraftForward::toTargetId(std::int64_t draftId) const
+{
+    return m_d2t.empty() ? draftId : draftId + m_d2t[static_cast<std::size_t>(draftId)];
+}
+
+SequenceContext DraftForward::buildContext(const Activations& aux, const std::vector<std::int64_t>& tokens,
+                                           std::int64_t length) const
+{
+    const auto& s = m_spec;
+    SequenceContext ctx;
+    ctx.length = length;
+    Activations features(length, auxWidth());
+    std::copy_n(aux.values.data(), length * auxWidth(), features.values.data());
+    if (s.auxNorms) { // Laguna: each captured slice through its own RMSNorm before fc
+        for (std::size_t slice = 0; slice < m_auxNorms.size(); ++slice) {
+            Activations part =
+                features.columns(static_cast<std::int64_t>(slice) * s.targetHidden, s.targetHidden);
+            rmsNorm(part, m_auxNorms[slice], s.eps);
+            for (std::int64_t r = 0; r < length; ++r) {
+                std::copy_n(part.row(r), s.targetHidden, features.row(r) + slice * s.targetHidden);
+            }
+        }
+    }
+    Activations hidden = linear(*m_fc, features, m_threads);
+    std::vector<std::int64_t> positions(static_cast<std::size_t>(length));
+    for (std::int64_t t = 0; t < length; ++t) {
+        positions[t] = t;
+    }
+    if (s.proposal == ProposalKind::Chain) {
+        // Step 0 at every context position t: u_t = [norm_in(embed(x_{t+1})), hidden_norm(fc(f_t))].
+        std::vector<std::int64_t> next(tokens.begin() + 1, tokens.begin() + 1 + length);
+        const auto& layer = m_layers.front();
+        ctx.chainInputs =
+            concatColumns(normed(embed(next), layer.inputNorm, s.eps), normed(hidden, m_hiddenNorm, s.eps));
+        ctx.chainHidden = std::move(hidden);
+        Activations k = linear(*layer.k, ctx.chainInputs, m_threads);
+        applyRope(k, positions, s.headDim, s.rope);
+        ctx.keys.push_back(std::move(k));
+        ctx.values.push_back(linear(*layer.v, ctx.chainInputs, m_threads));
+        return ctx;
+    }
+    // DFlash/DSpark: K/V of every layer from hidden_norm(fc(aux)), no attention among context tokens.
+    rmsNorm(hidden, m_hiddenNorm, s.eps);
+    for (const auto& layer : m_layers) {
+        const Activations input = s.contextInputNorm ? normed(hidden, layer.inputNorm, s.eps) : hidden;
+        Activations k = linear(*layer.k, input, m_threads);
+        if (s.qkNorm) {
+            rmsNorm(k, layer.kNorm, s.eps, s.headDim);
+        }
+        applyRope(k, positions, s.headDim, s.rope);
+        ctx.keys.push_back(std::move(k));
+        ctx.values.push_back(linear(*layer.v, input, m_threads));
+    }
+    return ctx;
+}
+
+Proposals DraftForward::propose(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
+                                const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const
+{
+    for (const auto a : anchors) {
+        if (a < 1 || a > context.length) {
+            throw std::invalid_argument("anchor " + std::to_string(a) + " outside the context [1, " +
+                                        std::to_string(context.length) + "]");
+        }
+    }
+    return m_spec.proposal == ProposalKind::Chain ? proposeChain(context, anchors, k, keepLogits)
+                                                  : proposeBlock(context, tokens, anchors, k, keepLogits);
+}
+
+Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
+                                     const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const
+{
+    const auto& s = m_spec;
+    const auto anchorCount = static_cast<std::int64_t>(anchors.size());
+    const std::int64_t q = s.queryRows(k);
+    std::vector<std::int64_t> ids, positions;
+    for (const auto a : anchors) {
+        for (std::int64_t j = 0; j < q; ++j) {
+            ids.push_back(j == 0 ? tokens[a] : s.maskTokenId);
+            positions.push_back(a + j);
+        }
+    }
+    Activations x = embed(ids);
+    for (std::size_t l = 0; l < m_layers.size(); ++l) {
+        const auto& layer = m_layers[l];
+        const Activations h = normed(x, layer.inputNorm, s.eps);
+        Activations qs = linear(*layer.q, h, m_threads);
+        Activations ks = linear(*layer.k, h, m_threads);
+        const Activations vs = linear(*layer.v, h, m_threads);
+        if (s.qkNorm) {
+            rmsNorm(qs, layer.qNorm, s.eps, s.headDim);
+            rmsNorm(ks, layer.kNorm, s.eps, s.headDim);
+        }
+        applyRope(qs, positions, s.headDim, s.rope);
+        applyRope(ks, positions, s.headDim, s.rope);
+        Activations attn(x.rows, s.heads * s.headDim);
+        parallelFor(static_cast<std::size_t>(x.rows), 4, m_threads, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t r = begin; r < end; ++r) {
+                const auto row = static_cast<std::int64_t>(r);
+                const std::int64_t anchor = anchors[row / q];
+                const std::int64_t j = row % q;
+                const std::int64_t first =
+                    s.slidingWindow > 0 ? std::max<std::int64_t>(0, anchor - s.slidingWindow) : 0;
+                const AttentionKeys ctxKeys{&context.keys[l], &context.values[l], first, anchor};
+                const std::int64_t blockStart = row - j;
+                const AttentionKeys blockKeys{&ks, &vs, blockStart, blockStart + (s.blockCausal ? j + 1 : q)};
+                attendRow(qs.row(row), ctxKeys, blockKeys, s.heads, s.kvHeads, s.headDim, attn.row(row));
+            }
+        });
+        if (layer.g) {
+            softplusGate(attn, linear(*layer.g, h, m_threads), s.headDim);
+        }
+        addInPlace(x, linear(*layer.o, attn, m_threads));
+        const Activations h2 = normed(x, layer.postNorm, s.eps);
+        addInPlace(x, linear(*layer.down,
+                             siluAndMul(linear(*layer.gate, h2, m_threads), linear(*layer.up, h2, m_threads)),
+                             m_threads));
+    }
+    rmsNorm(x, m_norm, s.eps);
+    // DFlash predicts at the mask rows 1..k; DSpark's every row predicts the next token.
+    std::vector<std::int64_t> predicting;
+    for (std::int64_t i = 0; i < anchorCount; ++i) {
+        for (int j = 0; j < k; ++j) {
+            predicting.push_back(i * q + (s.sampleFromAnchor ? j : j + 1));
+        }
+    }
+    const Activations hidden = x.gather(predicting);
+    Activations logits = linear(*m_head, hidden, m_threads);
+    if (s.logitScale != 1.0) {
+        for (auto& v : logits.values) {
+            v *= static_cast<float>(s.logitScale);
+        }
+    }
+    Proposals out;
+    out.anchors = anchorCount;
+    out.k = k;
+    out.tokens.assign(static_cast<std::size_t>(anchorCount * k), 0);
+    if (m_markovW1) {
+        // Vanilla Markov head, sequential over positions: logits_j += scale · W2 · W1[prev_j], prev_0 =
+        // anchor.
+        std::vector<std::int64_t> previous;
+        for (const auto a : anchors) {
+            previous.push_back(tokens[a]);
+        }
+        if (!m_confidence.empty()) {
+            out.confidence.assign(out.tokens.size(), 0.0f);
+        }
+        for (int j = 0; j < k; ++j) {
+            Activations m(anchorCount, s.markovRank);
+            for (std::int64_t i = 0; i < anchorCount; ++i) {
+                m_markovW1->decodeRow(previous[i], m.row(i));
+            }
+            const Activations term = linear(*m_markovW2, m, m_threads);
+            for (std::int64_t i = 0; i < anchorCount; ++i) {
+                float* row = logits.row(i * k + j);
+                for (std::int64_t c = 0; c < logits.cols; ++c) {
+                    row[c] += static_cast<float>(s.logitScale) * term.row(i)[c];
+                }
+                const std::int64_t token = toTargetId(argmaxRow(row, logits.cols));
+                out.tokens[i * k + j] = token;
+                previous[i] = token;
+                if (!m_confidence.empty()) {
+                    double z = m_confidenceBias;
+                    for (std::int64_t c = 0; c < s.hidden; ++c) {
+                        z += static_cast<double>(m_confidence[c]) * hidden.row(i * k + j)[c];
+                    }
+                    for (std::int64_t c = 0; c < s.markovRank; ++c) {
+                        z += static_cast<double>(m_confidence[s.hidden + c]) * m.row(i)[c];
+                    }
+                    out.confidence[i * k + j] = static_cast<float>(1.0 / (1.0 + std::exp(-z)));
+                }
+            }
+        }
+    } else {
+        for (std::int64_t r = 0; r < logits.rows; ++r) {
+            out.tokens[r] = toTargetId(argmaxRow(logits.row(r), logits.cols));
+        }
+    }
+    if (keepLogits) {
+        out.logits = std::move(logits);
+    }
+    return out;
+}
+
+Proposals DraftForward::proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& anchors,
+                                     int k, bool keepLogits) const
+{
+    const auto& s = m_spec;
+    const auto& layer = m_layers.front();
+    const auto anchorCount = static_cast<std::int64_t>(anchors.size());
+    const std::int64_t kvWidth = s.kvHeads * s.headDim;
+    std::vector<std::int64_t> rows;
+    for (const auto a : anchors) {
+        rows.push_back(a - 1); // step 0 runs at the last verified position p = anchor − 1
+    }
+    Activations u = context.chainInputs.gather(rows);
+    Activations g = context.chainHidden.gather(rows);
+    Activations ownKeys(anchorCount * k, kvWidth), ownValues(anchorCount * k, kvWidth);
+    Proposals out;
+    out.anchors = anchorCount;
+    out.k = k;
+    out.tokens.assign(static_cast<std::size_t>(anchorCount * k), 0);
+    if (keepLogits) {
+        out.logits = Activations(anchorCount * k, s.draftVocab);
+    }
+    std::vector<std::int64_t> positions(rows);
+    for (int step = 0; step < k; ++step) {
+        if (step > 0) {
+            std::vector<std::int64_t> previous;
+            for (std::int64_t i = 0; i < anchorCount; ++i) {
+                previous.push_back(out.token(i, step - 1));
+                positions[i] = rows[i] + step;
+            }
+            u = concatColumns(normed(embed(previous), layer.inputNorm, s.eps),
+                              normed(g, m_hiddenNorm, s.eps));
+        }
+        Activations qs = linear(*layer.q, u, m_threads);
+        applyRope(qs, positions, s.headDim, s.rope);
+        if (step > 0) { // the step's own K/V join the anchor's private cache
+            Activations ks = linear(*layer.k, u, m_threads);
+            applyRope(ks, positions, s.headDim, s.rope);
+            const Activations vs = linear(*layer.v, u, m_threads);
+            for (std::int64_t i = 0; i < anchorCount; ++i) {
+                std::copy_n(ks.row(i), kvWidth, ownKeys.row(i * k + step));
+                std::copy_n(vs.row(i), kvWidth, ownValues.row(i * k + step));
+            }
+        }
+        Activations attn(anchorCount, s.heads * s.headDim);
+        parallelFor(static_cast<std::size_t>(anchorCount), 4, m_threads,
+                    [&](std::size_t begin, std::size_t end) {
+                        for (std::size_t r = begin; r < end; ++r) {
+                            const auto i = static_cast<std::int64_t>(r);
+                            const AttentionKeys ctxKeys{&context.keys[0], &context.values[0], 0, rows[i] + 1};
+                            const AttentionKeys own{&ownKeys, &ownValues, i * k + 1, i * k + step + 1};
+                            attendRow(qs.row(i), ctxKeys, own, s.heads, s.kvHeads, s.headDim, attn.row(i));
+                        }
+                    });
+        Activations y = s.normBeforeResidual ? normed(g, m_hiddenNorm, s.eps) : g;
+        addInPlace(y, linear(*layer.o, attn, m_threads));
+        const Activations h2 = normed(y, layer.postNorm, s.eps);
+        addInPlace(y, linear(*layer.down,
+                             siluAndMul(linear(*layer.gate, h2, m_threads), linear(*layer.up, h2, m_threads)),
+                             m_threads));
+        const Activations logits = linear(*m_head, normed(y, m_norm, s.eps), m_threads);
+        for (std::int64_t i = 0; i < anchorCount; ++i) {
+            out.tokens[i * k + step] = toTargetId(argmaxRow(logits.row(i), logits.cols));
+            if (keepLogits) {
+                std::copy_n(logits.row(i), logits.cols, out.logits.row(i * k + step));
+            }
+        }
+        g = std::move(y); // the pre-norm hidden state carries to the next step
+    }
+    return out;
+}
+
+} // namespace spark

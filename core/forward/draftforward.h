@@ -1,0 +1,88 @@
+#pragma once
+
+#include "core/forward/activations.h"
+#include "core/forward/draftspec.h"
+#include "core/forward/draftweights.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace spark {
+
+/// @brief What a draft computed once per captured sequence, before any anchor: the K/V of every context
+/// token in every layer (DFlash/DSpark: built from hidden_norm(fc(aux)); EAGLE-3: its one layer's step 0 at
+/// every position, with the inputs step 0 needs again at an anchor).
+struct SequenceContext
+{
+    std::int64_t length = 0;       ///< positions [0, length) are context
+    std::vector<Activations> keys; ///< per layer [length, kvHeads·headDim], RoPE applied
+    std::vector<Activations> values;
+    Activations chainInputs; ///< EAGLE-3: u_t = [norm(embed(x_{t+1})), hidden_norm(fc(f_t))]
+    Activations chainHidden; ///< EAGLE-3: fc(f_t)
+};
+
+/// @brief A draft's proposals at a batch of anchors.
+struct Proposals
+{
+    std::int64_t anchors = 0;
+    int k = 0;
+    std::vector<std::int64_t> tokens; ///< [anchors · k], target token ids
+    /// [anchors · k, draftVocab] final logits (Markov term included), kept when asked.
+    Activations logits;
+    std::vector<float> confidence; ///< [anchors · k] DSpark's confidence head (empty without one)
+
+    std::int64_t token(std::int64_t anchor, int position) const { return tokens[anchor * k + position]; }
+};
+
+/// @brief The reference CPU forward of a speculative draft (draft-forward.md §1–§4): one code path for the
+/// BF16 draft and any quantized one (the DraftWeights decide which weights it reads), one graph built from
+/// shared blocks and described per architecture by a DraftSpec. FP32 compute on BF16 (or dequantized)
+/// storage; greedy ties go to the lowest index, as torch.argmax.
+class DraftForward
+{
+  public:
+    /// Reads the draft's small tensors (norms, d2t) and checks every weight it will read exists with the
+    /// shape the spec implies. Throws ForwardInputError naming the tensor.
+    DraftForward(DraftSpec spec, DraftWeights weights, unsigned threads = 0);
+    ~DraftForward();
+    DraftForward(DraftForward&&) noexcept;
+
+    const DraftSpec& spec() const { return m_spec; }
+    const DraftWeights& weights() const { return m_weights; }
+    /// Columns of the aux input: auxLayerIds.size() · targetHidden.
+    std::int64_t auxWidth() const;
+
+    /// @brief The context of a sequence for anchors up to @p length (positions [0, length) are context).
+    /// @p aux: [≥ length, auxWidth()] captured hidden states in the order of spec().auxLayerIds; @p tokens:
+    /// the sequence's token ids (EAGLE-3 reads tokens[1 .. length]).
+    SequenceContext buildContext(const Activations& aux, const std::vector<std::int64_t>& tokens,
+                                 std::int64_t length) const;
+
+    /// @brief Proposals at @p anchors (each the position of a verify cycle's bonus token, ≥ 1 and ≤
+    /// context.length): k tokens predicted for positions anchor + 1 … anchor + k. DFlash: block [bonus,
+    /// mask×k]; DSpark: block [anchor, mask×(k−1)] then the Markov walk; EAGLE-3: a chain of k steps.
+    Proposals propose(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
+                      const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const;
+
+  private:
+    struct Layer;
+    Proposals proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
+                           const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const;
+    Proposals proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& anchors, int k,
+                           bool keepLogits) const;
+    Activations embed(const std::vector<std::int64_t>& ids) const;
+    std::int64_t toTargetId(std::int64_t draftId) const;
+
+    DraftSpec m_spec;
+    DraftWeights m_weights;
+    unsigned m_threads;
+    std::vector<Layer> m_layers;
+    std::shared_ptr<const LinearSource> m_embed, m_fc, m_head, m_markovW1, m_markovW2;
+    std::vector<float> m_norm, m_hiddenNorm, m_confidence;
+    float m_confidenceBias = 0;
+    std::vector<std::vector<float>> m_auxNorms;
+    std::vector<std::int64_t> m_d2t;
+};
+
+} // namespace spark

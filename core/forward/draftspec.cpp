@@ -1,0 +1,293 @@
+#include "core/forward/draftspec.h"
+
+#include <algorithm>
+#include <set>
+
+namespace spark {
+namespace {
+
+using nlohmann::json;
+
+/// The object holding the transformer's fields: transformer_layer_config for speculators drafts.
+const json& modelFields(const json& config)
+{
+    const auto it = config.find("transformer_layer_config");
+    return it != config.end() && it->is_object() ? *it : config;
+}
+
+class FieldReader
+{
+  public:
+    FieldReader(const json& object, std::string prefix, const std::string& file)
+        : m_object(object), m_prefix(std::move(prefix)), m_file(file)
+    {
+    }
+
+    std::int64_t positive(const char* key) const
+    {
+        const auto v = optionalInt(key);
+        if (!v || *v <= 0) {
+            throw ForwardInputError(m_file, m_prefix + key, v ? "must be positive" : "missing");
+        }
+        return *v;
+    }
+    std::optional<std::int64_t> optionalInt(const char* key) const
+    {
+        const auto it = m_object.find(key);
+        if (it == m_object.end() || it->is_null()) {
+            return std::nullopt;
+        }
+        if (!it->is_number_integer()) {
+            throw ForwardInputError(m_file, m_prefix + key, "must be an integer");
+        }
+        return it->get<std::int64_t>();
+    }
+    double number(const char* key, double fallback) const
+    {
+        const auto it = m_object.find(key);
+        if (it == m_object.end() || it->is_null()) {
+            return fallback;
+        }
+        if (!it->is_number()) {
+            throw ForwardInputError(m_file, m_prefix + key, "must be a number");
+        }
+        return it->get<double>();
+    }
+    bool flag(const char* key, bool fallback) const
+    {
+        const auto it = m_object.find(key);
+        if (it == m_object.end() || it->is_null()) {
+            return fallback;
+        }
+        if (!it->is_boolean()) {
+            throw ForwardInputError(m_file, m_prefix + key, "must be true or false");
+        }
+        return it->get<bool>();
+    }
+    std::string text(const char* key, const std::string& fallback) const
+    {
+        const auto it = m_object.find(key);
+        return it != m_object.end() && it->is_string() ? it->get<std::string>() : fallback;
+    }
+    std::optional<std::vector<int>> intList(const char* key) const
+    {
+        const auto it = m_object.find(key);
+        if (it == m_object.end() || it->is_null()) {
+            return std::nullopt;
+        }
+        if (!it->is_array() || it->empty()) {
+            throw ForwardInputError(m_file, m_prefix + key, "must be a non-empty list of layer ids");
+        }
+        std::vector<int> out;
+        for (const auto& v : *it) {
+            if (!v.is_number_integer() || v.get<int>() < 0) {
+                throw ForwardInputError(m_file, m_prefix + key, "must list non-negative integers");
+            }
+            out.push_back(v.get<int>());
+        }
+        return out;
+    }
+    const json& object() const { return m_object; }
+    FieldReader child(const char* key) const
+    {
+        static const json empty = json::object();
+        const auto it = m_object.find(key);
+        return {it != m_object.end() && it->is_object() ? *it : empty, m_prefix + key + ".", m_file};
+    }
+
+  private:
+    const json& m_object;
+    std::string m_prefix;
+    const std::string& m_file;
+};
+
+void readRope(const FieldReader& model, DraftSpec& spec)
+{
+    // Flat rope_parameters (transformers ≥ 4.56) take precedence over the legacy top-level keys.
+    const auto params = model.child("rope_parameters");
+    spec.rope.theta = params.number("rope_theta", model.number("rope_theta", spec.rope.theta));
+    const double partial = params.number("partial_rotary_factor", model.number("partial_rotary_factor", 1.0));
+    spec.rope.rotaryDims = static_cast<int>(static_cast<double>(spec.headDim) * partial) / 2 * 2;
+    spec.rope.neox = model.flag("is_neox_style", true);
+    const auto scaling = model.child("rope_scaling");
+    const auto type = scaling.text("rope_type", scaling.text("type", ""));
+    if (type == "llama3") {
+        spec.rope.llama3Factor = scaling.number("factor", 8.0);
+        spec.rope.llama3LowFreq = scaling.number("low_freq_factor", 1.0);
+        spec.rope.llama3HighFreq = scaling.number("high_freq_factor", 4.0);
+        spec.rope.llama3OriginalMax = scaling.number("original_max_position_embeddings", 8192.0);
+    } else if (!type.empty() && type != "default") {
+        throw ForwardInputError("", "rope_scaling.rope_type",
+                                "'" + type + "' is not supported (default, llama3)");
+    }
+}
+
+std::vector<int> plusOne(std::vector<int> ids)
+{
+    for (auto& id : ids) {
+        ++id;
+    }
+    return ids;
+}
+
+bool ships(const std::set<std::string>& names, const std::string& tensor)
+{
+    return names.contains(tensor) || names.contains("model." + tensor);
+}
+
+} // namespace
+
+std::string DraftSpec::layerName(std::int64_t layer) const
+{
+    return layerPrefix == "midlayer" ? std::string("midlayer") : layerPrefix + std::to_string(layer);
+}
+
+DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::string>& tensorNames,
+                        const std::string& file)
+{
+    const auto arch = detectArchitecture(config);
+    DraftSpec spec;
+    spec.kind = arch.kind;
+    spec.archId = arch.id;
+    if (arch.kind == DraftArchitecture::Generic) {
+        throw ForwardInputError(
+            file, "architectures",
+            "not a draft the reference forward knows (EAGLE-3, Qwen3 DFlash, Laguna DFlash, "
+            "DSpark)");
+    }
+    const FieldReader top(config, "", file);
+    const FieldReader model(modelFields(config),
+                            &modelFields(config) == &config ? "" : "transformer_layer_config.", file);
+    spec.hidden = model.positive("hidden_size");
+    spec.layers = model.positive("num_hidden_layers");
+    spec.heads = model.positive("num_attention_heads");
+    spec.kvHeads = model.optionalInt("num_key_value_heads").value_or(spec.heads);
+    spec.headDim = model.optionalInt("head_dim").value_or(spec.hidden / spec.heads);
+    spec.intermediate = model.positive("intermediate_size");
+    spec.vocab = model.positive("vocab_size");
+    spec.eps = model.number("rms_norm_eps", 1e-6);
+    if (spec.kvHeads <= 0 || spec.heads % spec.kvHeads != 0 || spec.headDim <= 0 || spec.headDim % 2 != 0) {
+        throw ForwardInputError(file, "num_key_value_heads",
+                                "heads, KV heads and head_dim do not form a valid attention");
+    }
+    if (const auto act = model.text("hidden_act", "silu"); act != "silu") {
+        throw ForwardInputError(file, "hidden_act", "'" + act + "' is not supported (silu)");
+    }
+    try {
+        readRope(model, spec);
+    } catch (const ForwardInputError& e) {
+        throw ForwardInputError(file, "rope_scaling", e.what());
+    }
+    spec.draftVocab = top.optionalInt("draft_vocab_size").value_or(spec.vocab);
+    spec.targetHidden = top.optionalInt("target_hidden_size").value_or(spec.hidden);
+
+    const std::set<std::string> names(tensorNames.begin(), tensorNames.end());
+    const auto dflash = top.child("dflash_config");
+    switch (arch.kind) {
+    case DraftArchitecture::LagunaDFlash: {
+        spec.fusedQkv = true;
+        spec.outputGate = true;
+        spec.gatePerHead = top.text("gating", "per-head") != "per-element";
+        spec.auxNorms = true;
+        spec.contextInputNorm = true;
+        spec.blockCausal = dflash.flag("causal", false);
+        const auto ids = dflash.intList("target_layer_ids");
+        if (!ids) {
+            throw ForwardInputError(file, "dflash_config.target_layer_ids", "missing");
+        }
+        spec.auxLayerIds = plusOne(*ids);
+        spec.auxLayerIdsSource = "dflash_config.target_layer_ids (+1)";
+        spec.maskTokenId = dflash.optionalInt("mask_token_id").value_or(-1);
+        if (top.object().contains("layer_types")) {
+            const auto& types = top.object()["layer_types"];
+            if (!types.is_array() || types.empty()) {
+                throw ForwardInputError(file, "layer_types", "must be a list");
+            }
+            for (const auto& t : types) {
+                if (t != types.front()) {
+                    throw ForwardInputError(file, "layer_types", "mixed layer types are not supported");
+                }
+            }
+            if (types.front() == "sliding_attention") {
+                spec.slidingWindow = top.positive("sliding_window");
+            }
+        }
+        break;
+    }
+    case DraftArchitecture::Qwen3DFlash: {
+        spec.blockCausal = dflash.flag("causal", false);
+        const auto ids = dflash.intList("target_layer_ids");
+        if (!ids) {
+            throw ForwardInputError(file, "dflash_config.target_layer_ids", "missing");
+        }
+        spec.auxLayerIds = plusOne(*ids);
+        spec.auxLayerIdsSource = "dflash_config.target_layer_ids (+1)";
+        spec.maskTokenId =
+            dflash.optionalInt("mask_token_id").value_or(top.optionalInt("mask_token_id").value_or(-1));
+        if (dflash.flag("use_swa", false)) {
+            spec.slidingWindow = dflash.positive("swa_window_size");
+        }
+        break;
+    }
+    case DraftArchitecture::DSpark: {
+        const auto ids = top.intList("aux_hidden_state_layer_ids");
+        if (!ids) {
+            throw ForwardInputError(file, "aux_hidden_state_layer_ids", "missing");
+        }
+        spec.auxLayerIds = *ids;
+        spec.auxLayerIdsSource = "aux_hidden_state_layer_ids";
+        spec.maskTokenId = top.optionalInt("mask_token_id").value_or(-1);
+        spec.sampleFromAnchor = top.flag("sample_from_anchor", true);
+        spec.markovRank = top.optionalInt("markov_rank").value_or(0);
+        if (spec.markovRank > 0 && top.text("markov_head_type", "vanilla") != "vanilla") {
+            throw ForwardInputError(file, "markov_head_type", "only the vanilla Markov head is supported");
+        }
+        spec.confidenceHead = top.flag("enable_confidence_head", false);
+        spec.logitScale = top.number("logit_scale", 1.0);
+        spec.blockCausal = top.flag("sliding_window_non_causal", false);
+        break;
+    }
+    case DraftArchitecture::Eagle3: {
+        spec.proposal = ProposalKind::Chain;
+        spec.qkNorm = false;
+        spec.layerPrefix = ships(names, "midlayer.input_layernorm.weight") ? "midlayer" : "layers.";
+        spec.normBeforeResidual = top.flag("norm_before_residual", false);
+        auto ids = top.child("eagle_config").intList("eagle_aux_hidden_state_layer_ids");
+        spec.auxLayerIdsSource = "eagle_config.eagle_aux_hidden_state_layer_ids";
+        if (!ids) {
+            const auto targetLayers = top.optionalInt("target_num_hidden_layers");
+            if (!targetLayers) {
+                throw ForwardInputError(file, "eagle_config.eagle_aux_hidden_state_layer_ids",
+                                        "missing, and target_num_hidden_layers is not given to derive "
+                                        "vLLM's default (2, L/2, L-3)");
+            }
+            const int l = static_cast<int>(*targetLayers);
+            ids = std::vector<int>{2, l / 2, l - 3};
+            spec.auxLayerIdsSource = "default (2, L/2, L-3) of target_num_hidden_layers";
+        }
+        spec.auxLayerIds = *ids;
+        if (spec.layers != 1) {
+            throw ForwardInputError(file, "num_hidden_layers", "EAGLE-3 heads have one layer");
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    if (spec.proposal == ProposalKind::Block && (spec.maskTokenId < 0 || spec.maskTokenId >= spec.vocab)) {
+        throw ForwardInputError(file, "mask_token_id", "missing or outside the vocabulary");
+    }
+    spec.ownEmbedding = ships(names, "embed_tokens.weight");
+    spec.ownHead = ships(names, "lm_head.weight");
+    spec.hasD2t = ships(names, "d2t");
+    if (spec.draftVocab != spec.vocab && !spec.hasD2t) {
+        throw ForwardInputError(file, "draft_vocab_size", "differs from vocab_size but the draft has no d2t");
+    }
+    if (spec.markovRank > 0 && !ships(names, "markov_head.markov_w1.weight")) {
+        throw ForwardInputError(file, "markov_rank", "set, but markov_head.markov_w1.weight is missing");
+    }
+    spec.confidenceHead = spec.confidenceHead && ships(names, "confidence_head.proj.weight");
+    return spec;
+}
+
+} // namespace spark

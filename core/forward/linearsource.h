@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+#include "core/quant/schemecodec.h"
+#include "core/quant/weightscheme.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spark {
+
+class ModuleDecoder;
+
+/// @brief The rows of a 2-D weight as FP32 values, produced on demand block by block so that a forward never
+/// holds a whole large weight in FP32 (a 154880×6144 head is 3.8 GB as floats). The BF16 draft and any
+/// quantized draft differ only in which source stands behind a module. decode() is thread-safe.
+class LinearSource
+{
+  public:
+    virtual ~LinearSource() = default;
+    virtual std::int64_t rows() const = 0;
+    virtual std::int64_t cols() const = 0;
+    /// @brief Blocks passed to decode() must start at a multiple of this row.
+    virtual std::size_t rowAlignment() const { return 1; }
+    /// @brief Rows [firstRow, firstRow + rowCount) as floats, row-major, into @p out.
+    virtual void decode(std::int64_t firstRow, std::size_t rowCount, float* out) const = 0;
+    /// @brief What the source is, for messages: "layers.0.mlp.up_proj (W4A16, in memory)".
+    virtual std::string describe() const = 0;
+
+    /// @brief One row (any row, whatever the alignment), e.g. an embedding gather.
+    void decodeRow(std::int64_t row, float* out) const;
+};
+
+/// @brief A BF16/F16/F32 weight as stored in a checkpoint (the BF16 draft, embeddings, shared heads).
+std::shared_ptr<const LinearSource> storedLinear(std::shared_ptr<const Checkpoint> checkpoint,
+                                                 const CheckpointTensor& tensor);
+
+/// @brief A stored weight quantized in memory with @p scheme exactly as the exporter writes it, and
+/// dequantized as compressed-tensors does (a plan applied without writing a checkpoint).
+std::shared_ptr<const LinearSource> planQuantizedLinear(std::shared_ptr<const Checkpoint> checkpoint,
+                                                        const CheckpointTensor& tensor,
+                                                        const WeightScheme& scheme, SchemeContext context);
+
+/// @brief A module of a compressed-tensors checkpoint, dequantized by the audit's bit-exact decoder.
+std::shared_ptr<const LinearSource> decodedLinear(std::shared_ptr<const Checkpoint> checkpoint,
+                                                  std::shared_ptr<const ModuleDecoder> decoder,
+                                                  std::string name);
+
+/// @brief Rows [offset, offset + count) of @p source as a source of their own (Laguna's fused qkv_proj
+/// split into q, k and v). @p offset must be a multiple of the source's row alignment.
+std::shared_ptr<const LinearSource> rowSlice(std::shared_ptr<const LinearSource> source, std::int64_t offset,
+                                             std::int64_t count);
+
+} // namespace spark

@@ -1,0 +1,54 @@
+#include "core/quant/roundingmethod.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace spark {
+
+const std::vector<RoundingMethod>& roundingMethods()
+{
+    static const std::vector<RoundingMethod> methods = {
+        {"rtn", "minmax", "round to nearest under each group's min-max range (compressed-tensors' default)"},
+        // llm-compressor's memoryless_mse defaults (maxshrink 0.2, grid 100, norm 2.4, patience 5).
+        {"mse", "memoryless_mse",
+         "llm-compressor's memoryless_mse observer, bit for bit: 20 shrink steps 1.00..0.81, error sum "
+         "|Q(w)-w|^2.4 in the weight dtype, global patience 5",
+         20, 100.0, 5, RoundingError::DTypeLp, 2.4, false, true},
+        // Sparkulator's wider search: rounding.md §5 measured it below LC's on per-channel schemes, whose
+        // groups mostly end at LC's 0.81 bound.
+        {"range", "minmax",
+         "Sparkulator's range search: 51 shrink steps 1.00..0.50, f32 L2 error, asymmetric ends refined "
+         "independently (not an llm-compressor observer)",
+         51, 100.0, 0, RoundingError::F32L2, 2.0, true, false},
+    };
+    return methods;
+}
+
+const RoundingMethod* findRoundingMethod(std::string_view name)
+{
+    for (const auto& m : roundingMethods()) {
+        if (std::equal(name.begin(), name.end(), m.name.begin(), m.name.end(), [](char a, char b) {
+                return std::tolower(static_cast<unsigned char>(a)) ==
+                       std::tolower(static_cast<unsigned char>(b));
+            })) {
+            return &m;
+        }
+    }
+    return nullptr;
+}
+
+const RoundingMethod& rtnRounding()
+{
+    return roundingMethods().front();
+}
+
+std::string roundingMethodNames()
+{
+    std::string names;
+    for (const auto& m : roundingMethods()) {
+        names += (names.empty() ? "" : ", ") + std::string(m.name);
+    }
+    return names;
+}
+
+} // namespace spark

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace spark {
+
+/// @brief How a candidate range of a group is scored by a searching rounding method.
+enum class RoundingError {
+    DTypeLp, ///< llm-compressor's error: sum of |Q(w) - w|^n per element in the weight dtype (rounding.md
+             ///< §1.2)
+    F32L2,   ///< Sparkulator's: sum of f32((Q(w) - w)^2), accumulated in f64
+};
+
+/// @brief How the scale (and zero point) of each group is chosen, orthogonal to the scheme: every method
+/// yields CT parameters of the same on-disk format, and the codes are CT's RTN codes under them
+/// (rounding.md §1.2 step 5). The methods are data: the search engine (roundingsearch.h) reads the grid,
+/// patience and error rule from here, nothing branches on a method's name.
+struct RoundingMethod
+{
+    std::string_view name;     ///< "rtn", "mse", "range" (CLI, plan files, GUI)
+    std::string_view observer; ///< the config group's `weights.observer` (vLLM ignores it)
+    std::string_view summary;  ///< one line for --help and tooltips
+    /// Candidates per end: shrink factor p_i = 1 - i / grid, i = 0 .. steps-1, applied as
+    /// rnd_dtype(f32(m) * f32(p_i)) to the group's min(w, 0) and max(w, 0). 0: no search (RTN).
+    int steps = 0;
+    double grid = 100.0;
+    /// The search stops after this many consecutive steps in which no group of the whole tensor improved
+    /// (llm-compressor's global patience); 0: every step runs.
+    int patience = 0;
+    RoundingError error = RoundingError::DTypeLp;
+    double norm = 2.4; ///< the exponent of DTypeLp, rounded to the weight dtype as PyTorch's pow does
+    /// Asymmetric schemes: after the joint search, min and max are refined one at a time (range only).
+    bool independentEnds = false;
+    /// Reproduced bit for bit from llm-compressor + compressed-tensors (false: Sparkulator-defined).
+    bool ctExact = true;
+
+    bool searches() const { return steps > 0; }
+    /// @brief The shrink factor of step @p i as the candidates use it: f32(1 - i / grid) (a double first).
+    float shrink(int i) const { return static_cast<float>(1.0 - static_cast<double>(i) / grid); }
+};
+
+/// @brief The `weights.observer_kwargs` key that marks a Sparkulator-defined method (ctExact false) in a
+/// config group: its observer stays "minmax" (no llm-compressor observer computes it, and vLLM ignores both
+/// fields), and `{"sparkulator_rounding": "range"}` lets verify, compare and check tell it from RTN.
+inline constexpr std::string_view kRoundingKwarg = "sparkulator_rounding";
+
+/// @brief Every rounding method, in the order users see them: rtn, mse, range.
+const std::vector<RoundingMethod>& roundingMethods();
+/// @brief The method called @p name (case-insensitive), nullptr when unknown.
+const RoundingMethod* findRoundingMethod(std::string_view name);
+/// @brief Round-to-nearest under the min-max range (today's behaviour; the default).
+const RoundingMethod& rtnRounding();
+/// @brief "rtn, mse, range" for usage and error messages.
+std::string roundingMethodNames();
+
+} // namespace spark

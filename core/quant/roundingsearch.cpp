@@ -1,0 +1,258 @@
+#include "core/quant/roundingsearch.h"
+
+#include "core/quant/candidatequant.h"
+#include "core/quant/quanterror.h"
+#include "core/util/parallel.h"
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace spark {
+namespace {
+
+/// The largest finite value of the weight dtype: LC's initial best error (torch.finfo(dtype).max).
+float dtypeMax(DType dt)
+{
+    switch (dt) {
+    case DType::F32:
+        return std::numeric_limits<float>::max();
+    case DType::F16:
+        return 65504.0f;
+    default:
+        return 0x1.FEp127f;
+    }
+}
+
+/// |d|^n rounded to the dtype, for every non-negative value of a 16-bit dtype: PyTorch computes the pow
+/// of a bf16/f16 tensor in float with the exponent cast to the dtype (2.40625 for bf16, 2.400390625 for
+/// f16, rounding.md §1.6); indexing by the bits makes it a lookup.
+struct PowTable
+{
+    std::vector<float> values; // by the 15 magnitude bits
+
+    PowTable(DType dt, double norm)
+    {
+        values.resize(1u << 15);
+        const double n = rtn::roundToDType(dt, static_cast<float>(norm));
+        for (std::uint32_t bits = 0; bits < values.size(); ++bits) {
+            const float a = rtn::rawToFloat(dt, bits);
+            values[bits] =
+                std::isfinite(a)
+                    ? rtn::roundToDType(dt, static_cast<float>(std::pow(static_cast<double>(a), n)))
+                    : a;
+        }
+    }
+};
+
+const PowTable& powTable(DType dt, double norm)
+{
+    // Only the LC exponent 2.4 is registered; one table per 16-bit dtype.
+    static const PowTable bf16(DType::BF16, norm);
+    static const PowTable f16(DType::F16, norm);
+    return dt == DType::F16 ? f16 : bf16;
+}
+
+/// One element's term of the DTypeLp error: pow(|rnd(deq - w)|, n) in the dtype.
+struct LpTerm
+{
+    DType dt;
+    const float* table = nullptr; // 16-bit dtypes
+    float normF32 = 2.4f;
+
+    float operator()(float deq, float w) const
+    {
+        const float d = std::fabs(rtn::roundToDType(dt, deq - w));
+        if (dt == DType::F32) {
+            return static_cast<float>(std::pow(static_cast<double>(d), static_cast<double>(normF32)));
+        }
+        const auto bits = dt == DType::F16 ? floatToF16(d) : floatToBf16(d);
+        return table[bits & 0x7FFFu];
+    }
+};
+
+} // namespace
+
+struct RangeSearch::Impl
+{
+    const RoundingMethod& method;
+    candidate::Arith arith;
+    std::uint64_t rows = 0;
+    std::size_t cols = 0;
+    std::size_t width = 0;  // columns per group
+    std::size_t groups = 0; // per row
+    bool independentEnds = false;
+    LpTerm lp;
+    std::vector<float> mn, mx;                  // per group: min(w, 0), max(w, 0)
+    std::vector<std::uint64_t> improved;        // per group: bit i when step i lowered the group's best error
+    std::vector<std::uint8_t> minStep, maxStep; // per group, methods without patience
+
+    Impl(const RoundingMethod& m, const WeightScheme& scheme, std::uint64_t r, std::uint64_t c, DType dt)
+        : method(m), arith(candidate::arithFor(scheme, dt)), rows(r),
+          cols(static_cast<std::size_t>(c)), lp{dt, nullptr, static_cast<float>(m.norm)}
+    {
+        width = scheme.groupSize > 0 ? static_cast<std::size_t>(scheme.groupSize) : cols;
+        groups = cols / width;
+        independentEnds = m.independentEnds && scheme.family == SchemeFamily::IntAsymmetric;
+        if (dt != DType::F32) {
+            lp.table = powTable(dt, m.norm).values.data();
+        }
+        const auto n = static_cast<std::size_t>(rows) * groups;
+        mn.resize(n);
+        mx.resize(n);
+        improved.resize(n);
+        minStep.resize(n);
+        maxStep.resize(n);
+    }
+
+    /// The error of the candidate range [cmin, cmax] on the group's weights, in the method's rule.
+    double error(float cmin, float cmax, const float* w) const
+    {
+        double sum = 0;
+        if (method.error == RoundingError::DTypeLp) {
+            // The bf16/f16 terms are exact in f64, so the sum does not depend on the order; torch sums in
+            // f32 and rounds once to the dtype.
+            candidate::fakeQuantize(arith, cmin, cmax, w, width,
+                                    [&](std::size_t k, float deq) { sum += lp(deq, w[k]); });
+            return rtn::roundToDType(arith.dtype, static_cast<float>(sum));
+        }
+        candidate::fakeQuantize(arith, cmin, cmax, w, width, [&](std::size_t k, float deq) {
+            const float d = deq - w[k];
+            sum += static_cast<double>(d * d);
+        });
+        return sum;
+    }
+
+    float shrunk(float m, int step) const { return rtn::roundToDType(arith.dtype, m * method.shrink(step)); }
+
+    void searchGroup(std::size_t index, const float* w)
+    {
+        float lo = 0.0f, hi = 0.0f; // calculate_qparams clamps min <= 0 <= max; shrinking commutes with it
+        for (std::size_t k = 0; k < width; ++k) {
+            lo = std::min(lo, w[k]);
+            hi = std::max(hi, w[k]);
+        }
+        mn[index] = lo;
+        mx[index] = hi;
+        double best = method.error == RoundingError::DTypeLp ? dtypeMax(arith.dtype)
+                                                             : std::numeric_limits<double>::infinity();
+        std::uint64_t mask = 0;
+        int bestStep = 0;
+        for (int i = 0; i < method.steps; ++i) {
+            const double e = error(shrunk(lo, i), shrunk(hi, i), w);
+            if (e < best) { // strict: ties keep the earlier, larger range
+                best = e;
+                bestStep = i;
+                mask |= std::uint64_t{1} << i;
+            }
+        }
+        improved[index] = mask;
+        int lowStep = bestStep, highStep = bestStep;
+        if (independentEnds) {
+            for (int i = 0; i < method.steps; ++i) {
+                const double e = error(shrunk(lo, i), shrunk(hi, highStep), w);
+                if (e < best) {
+                    best = e;
+                    lowStep = i;
+                }
+            }
+            for (int i = 0; i < method.steps; ++i) {
+                const double e = error(shrunk(lo, lowStep), shrunk(hi, i), w);
+                if (e < best) {
+                    best = e;
+                    highStep = i;
+                }
+            }
+        }
+        minStep[index] = static_cast<std::uint8_t>(lowStep);
+        maxStep[index] = static_cast<std::uint8_t>(highStep);
+    }
+};
+
+RangeSearch::RangeSearch(const RoundingMethod& method, const WeightScheme& scheme, std::uint64_t rows,
+                         std::uint64_t cols, DType dtype)
+{
+    if (!method.searches() || !scheme.quantizes() || method.steps > 64) {
+        throw QuantError(QuantErrorKind::InvalidScheme, "rounding '" + std::string(method.name) +
+                                                            "' has no range search for " +
+                                                            std::string(scheme.name));
+    }
+    if (!isQuantizableFloat(dtype)) {
+        throw QuantError(QuantErrorKind::UnsupportedDType, "cannot quantize dtype " +
+                                                               std::string(dtypeName(dtype)) +
+                                                               " (BF16, F16 or F32 needed)");
+    }
+    if (cols == 0 || (scheme.groupSize > 0 && cols % static_cast<std::uint64_t>(scheme.groupSize) != 0)) {
+        throw QuantError(QuantErrorKind::BadShape,
+                         "tensor column shape must be divisible by the group size " +
+                             std::to_string(scheme.groupSize) + " but got " + std::to_string(cols));
+    }
+    m_impl = std::make_unique<Impl>(method, scheme, rows, cols, dtype);
+}
+
+RangeSearch::~RangeSearch() = default;
+
+void RangeSearch::addRows(const WeightRows& rows, unsigned threads)
+{
+    auto& s = *m_impl;
+    parallelFor(rows.rowCount, 1, resolveThreads(static_cast<int>(threads)),
+                [&](std::size_t begin, std::size_t end) {
+                    std::vector<float> w(rows.cols);
+                    for (std::size_t r = begin; r < end; ++r) {
+                        codec::loadRow(rows, r, w.data());
+                        const std::size_t base = (rows.firstRow + r) * s.groups;
+                        for (std::size_t g = 0; g < s.groups; ++g) {
+                            s.searchGroup(base + g, w.data() + g * s.width);
+                        }
+                    }
+                });
+}
+
+std::shared_ptr<const GroupRanges> RangeSearch::finish()
+{
+    auto& s = *m_impl;
+    const auto& method = s.method;
+    if (method.patience > 0) {
+        // LC's early stop is global: the loop ends after `patience` steps in which no group improved.
+        std::uint64_t any = 0;
+        for (const auto m : s.improved) {
+            any |= m;
+        }
+        int stop = method.steps - 1;
+        for (int i = 0, idle = 0; i < method.steps; ++i) {
+            idle = (any >> i & 1u) ? 0 : idle + 1;
+            if (idle >= method.patience) {
+                stop = i;
+                break;
+            }
+        }
+        const std::uint64_t evaluated = stop >= 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << stop) - 1;
+        for (std::size_t i = 0; i < s.improved.size(); ++i) {
+            const auto m = s.improved[i] & evaluated;
+            // No improvement at all keeps LC's initial copy of the unshrunk range, i.e. step 0.
+            const int step = m == 0 ? 0 : 63 - std::countl_zero(m);
+            s.minStep[i] = s.maxStep[i] = static_cast<std::uint8_t>(step);
+        }
+    }
+    auto out = std::make_shared<GroupRanges>();
+    out->groupsPerRow = s.groups;
+    out->mins.resize(s.mn.size());
+    out->maxs.resize(s.mx.size());
+    for (std::size_t i = 0; i < s.mn.size(); ++i) {
+        out->mins[i] = s.shrunk(s.mn[i], s.minStep[i]);
+        out->maxs[i] = s.shrunk(s.mx[i], s.maxStep[i]);
+        out->absmax = std::max(out->absmax, std::max(-out->mins[i], out->maxs[i]));
+    }
+    return out;
+}
+
+std::shared_ptr<const GroupRanges> searchRanges(const RoundingMethod& method, const WeightScheme& scheme,
+                                                const WeightRows& rows, unsigned threads)
+{
+    RangeSearch search(method, scheme, rows.rowCount, rows.cols, rows.dtype);
+    search.addRows(rows, threads);
+    return search.finish();
+}
+
+} // namespace spark

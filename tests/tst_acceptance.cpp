@@ -1,0 +1,347 @@
+// Offline acceptance end to end on synthetic captures of every demo draft: BF16 against itself, a plan in
+// memory against the same plan exported and read back, determinism, the replayed loop, bad captures.
+#include "core/demo/democapture.h"
+#include "core/demo/demodraft.h"
+#include "core/export/exporter.h"
+#include "core/forward/acceptancejob.h"
+#include "core/io/safetensorsfilewriter.h"
+#include "testsupport.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <cstring>
+
+using namespace spark;
+
+namespace {
+
+struct DemoSet
+{
+    std::filesystem::path draft, capture, target;
+};
+
+DemoSet writeDemo(const std::filesystem::path& root, const std::string& arch)
+{
+    const auto draft = describeDemoDraft(arch, DemoScale::Tiny);
+    DemoSet set{root / arch, root / (arch + "-capture"), {}};
+    writeDemoDraft(draft, set.draft, {.seed = 1, .threads = 2});
+    DemoCaptureOptions options;
+    // Small enough for the emulated aarch64 runs (one thread under qemu), large enough for > 10 cycles.
+    options.samples = 2;
+    options.length = 32;
+    options.prompt = 6;
+    options.threads = 2;
+    writeDemoCapture(draft, set.draft, set.capture, options);
+    if (describeDemoTarget(draft)) {
+        set.target = set.capture / "target";
+    }
+    return set;
+}
+
+AcceptanceJob jobFor(const DemoSet& set, int k)
+{
+    AcceptanceJob job;
+    job.draft = set.draft;
+    job.capture = set.capture / "hidden_states.safetensors";
+    job.target = set.target;
+    job.options.k = k;
+    job.options.anchorCount = 16;
+    job.options.seed = 7;
+    job.options.threads = 2;
+    return job;
+}
+
+} // namespace
+
+class TestAcceptance : public QObject
+{
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void initTestCase();
+    void bf16AgainstItselfHasNoFlips_data();
+    void bf16AgainstItselfHasNoFlips();
+    void planInMemoryEqualsExportedCheckpoint_data();
+    void planInMemoryEqualsExportedCheckpoint();
+    void sameSeedSameNumbers();
+    void replayedLoopMatchesOfflineCounters();
+    void badCapturesAreNamed_data();
+    void badCapturesAreNamed();
+    void cliReportsAndDumps();
+    void nonGreedyCaptureUsesTargetHead();
+    void perUnitSensitivityRanksUnits();
+
+  private:
+    QTemporaryDir m_dir;
+    std::map<std::string, DemoSet> m_sets;
+};
+
+void TestAcceptance::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    for (const auto& arch : demoArchitectures()) {
+        m_sets[arch] = writeDemo(m_dir.path().toStdString(), arch);
+    }
+}
+
+void TestAcceptance::bf16AgainstItselfHasNoFlips_data()
+{
+    QTest::addColumn<QString>("arch");
+    for (const auto& arch : demoArchitectures()) {
+        QTest::addRow("%s", arch.c_str()) << QString::fromStdString(arch);
+    }
+}
+
+void TestAcceptance::bf16AgainstItselfHasNoFlips()
+{
+    QFETCH(QString, arch);
+    auto job = jobFor(m_sets.at(arch.toStdString()), 3);
+    job.quantized = job.draft; // the BF16 checkpoint read as the "quantized" side
+    const auto run = runAcceptance(job);
+    QVERIFY(run.summary.paired);
+    QCOMPARE(run.summary.anchors, 16);
+    for (const auto& p : run.summary.positions) {
+        QCOMPARE(p.flipRate, 0.0);
+        QCOMPARE(p.delta, 0.0);
+        QCOMPARE(p.acceptQuant, p.acceptBase);
+        QCOMPARE(p.meanKl, 0.0);
+    }
+    // The synthetic target follows the BF16 draft's proposals about 60% of the time on its own loop: on
+    // sampled anchors the first position is accepted often, but not always.
+    QVERIFY2(run.summary.positions[0].acceptBase > 0.15 && run.summary.positions[0].acceptBase < 0.95,
+             qPrintable(QString::number(run.summary.positions[0].acceptBase)));
+}
+
+void TestAcceptance::planInMemoryEqualsExportedCheckpoint_data()
+{
+    QTest::addColumn<QString>("arch");
+    QTest::addColumn<QString>("scheme");
+    QTest::addColumn<QString>("rounding");
+    QTest::addRow("glm-dspark W4A16")
+        << QStringLiteral("glm-dspark") << QStringLiteral("") << QStringLiteral("rtn");
+    QTest::addRow("laguna-dflash W4A16_ASYM")
+        << QStringLiteral("laguna-dflash") << QStringLiteral("re:.*\\.mlp\\..*=W4A16_ASYM")
+        << QStringLiteral("rtn");
+    // A searching rounding method: the in-memory plan must search exactly as the exporter (one small draft:
+    // the search is the slow part of this test).
+    QTest::addRow("llama-eagle3 NVFP4A16 mse")
+        << QStringLiteral("llama-eagle3") << QStringLiteral("Linear=NVFP4A16") << QStringLiteral("mse");
+    QTest::addRow("qwen3-dflash FP8_DYNAMIC")
+        << QStringLiteral("qwen3-dflash") << QStringLiteral("re:.*\\.mlp\\..*=FP8_DYNAMIC")
+        << QStringLiteral("rtn");
+}
+
+void TestAcceptance::planInMemoryEqualsExportedCheckpoint()
+{
+    QFETCH(QString, arch);
+    QFETCH(QString, scheme);
+    QFETCH(QString, rounding);
+    const auto& set = m_sets.at(arch.toStdString());
+    PlanOptions planOptions;
+    planOptions.rounding = rounding.toStdString();
+    if (!scheme.isEmpty()) {
+        planOptions.schemes.push_back(scheme.toStdString());
+    }
+    auto inMemory = jobFor(set, 2);
+    inMemory.plan = planOptions;
+    const auto a = runAcceptance(inMemory);
+
+    const auto source = Checkpoint::open(set.draft);
+    const auto plan = makePlan(source.config(), test::infosOf(source), planOptions);
+    QVERIFY(plan.errors.empty());
+    QVERIFY(!plan.quantizedModules().empty());
+    const auto out = std::filesystem::path(m_dir.path().toStdString()) /
+                     (arch.toStdString() + "-q" + std::to_string(scheme.size()) + rounding.toStdString());
+    ExportOptions exportOptions;
+    exportOptions.output = out;
+    exportOptions.threads = 2;
+    exportCheckpoint(source, plan, exportOptions);
+    auto fromDisk = jobFor(set, 2);
+    fromDisk.quantized = out;
+    const auto b = runAcceptance(fromDisk);
+
+    QCOMPARE(a.outcomes.size(), b.outcomes.size());
+    for (std::size_t i = 0; i < a.outcomes.size(); ++i) {
+        QCOMPARE(a.outcomes[i].quantized->tokens, b.outcomes[i].quantized->tokens);
+        QCOMPARE(a.outcomes[i].quantized->topMargin, b.outcomes[i].quantized->topMargin);
+    }
+    QCOMPARE(a.summary.tauQuant, b.summary.tauQuant);
+}
+
+void TestAcceptance::sameSeedSameNumbers()
+{
+    auto job = jobFor(m_sets.at("glm-dspark"), 2);
+    job.plan = PlanOptions{};
+    const auto first = runAcceptance(job);
+    const auto second = runAcceptance(job);
+    QCOMPARE(first.anchors, second.anchors);
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(first.summary.positions[i].acceptQuant, second.summary.positions[i].acceptQuant);
+        QCOMPARE(first.summary.positions[i].meanKl, second.summary.positions[i].meanKl);
+    }
+    job.options.seed = 8;
+    QVERIFY(runAcceptance(job).anchors != first.anchors);
+}
+
+void TestAcceptance::replayedLoopMatchesOfflineCounters()
+{
+    const auto& set = m_sets.at("qwen3-dflash");
+    auto job = jobFor(set, 4);
+    job.options.anchorCount = 0;
+    const auto capture = HiddenStateCapture::open(job.capture);
+    const auto drafts = openAcceptanceDrafts(job, capture);
+    const auto replayed = replayLoop(*drafts.base, capture, job.options);
+    QVERIFY(replayed.size() > 10);
+    std::vector<Anchor> visited;
+    for (const auto& o : replayed) {
+        visited.push_back(o.anchor);
+    }
+    // Consecutive cycles: anchor_{n+1} = anchor_n + L_n + 1 within a sample.
+    for (std::size_t i = 1; i < replayed.size(); ++i) {
+        if (replayed[i].anchor.sample == replayed[i - 1].anchor.sample) {
+            QCOMPARE(replayed[i].anchor.position,
+                     replayed[i - 1].anchor.position + replayed[i - 1].base.accepted + 1);
+        }
+    }
+    const auto offline = evaluateAnchors(*drafts.base, nullptr, capture, visited, job.options);
+    const auto online = summarizeAcceptance(replayed, 4);
+    const auto batched = summarizeAcceptance(offline, 4);
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(batched.positions[i].acceptBase, online.positions[i].acceptBase);
+    }
+    // The capture was generated by this loop with a 0.6 chance per proposal.
+    QVERIFY2(online.positions[0].acceptBase > 0.35 && online.positions[0].acceptBase < 0.85,
+             qPrintable(QString::number(online.positions[0].acceptBase)));
+}
+
+void TestAcceptance::badCapturesAreNamed_data()
+{
+    QTest::addColumn<QString>("defectName");
+    QTest::addColumn<QString>("field");
+    QTest::addRow("wrong layer ids") << QStringLiteral("layers") << QStringLiteral("layer_ids");
+    QTest::addRow("wrong hidden size") << QStringLiteral("hidden") << QStringLiteral("hidden_states");
+    QTest::addRow("truncated offsets") << QStringLiteral("offsets") << QStringLiteral("sample_offsets");
+    QTest::addRow("non-greedy without argmax") << QStringLiteral("greedy") << QStringLiteral("target_argmax");
+    QTest::addRow("not a capture") << QStringLiteral("format") << QStringLiteral("__metadata__.format");
+}
+
+void TestAcceptance::badCapturesAreNamed()
+{
+    QFETCH(QString, defectName);
+    QFETCH(QString, field);
+    const std::string defect = defectName.toStdString();
+    const auto& set = m_sets.at("glm-dspark");
+    const std::int64_t n = 20, h = defect == "hidden" ? 64 : 256;
+    std::vector<std::uint16_t> hidden(static_cast<std::size_t>(n * 6 * h), 0x3F80);
+    std::vector<std::int32_t> tokens(static_cast<std::size_t>(n), 5);
+    std::vector<std::int64_t> offsets{0, defect == "offsets" ? n - 3 : n};
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(n), 1);
+    std::map<std::string, std::string> meta{
+        {"format", defect == "format" ? "pt" : "sparkulator.hidden-states/1"},
+        {"layer_ids", defect == "layers" ? "[8, 23, 39, 56, 70, 71]" : "[8, 23, 39, 55, 70, 71]"},
+        {"greedy", defect == "greedy" ? "false" : "true"}};
+    const auto path = std::filesystem::path(m_dir.path().toStdString()) / ("bad-" + defect + ".safetensors");
+    const auto un = static_cast<std::uint64_t>(n);
+    writeSafetensorsFile(
+        path,
+        {{{"hidden_states", DType::BF16, {un, 6, static_cast<std::uint64_t>(h)}}, bytesOf(hidden)},
+         {{"token_ids", DType::I32, {un}}, bytesOf(tokens)},
+         {{"sample_offsets", DType::I64, {2}}, bytesOf(offsets)},
+         {{"loss_mask", DType::U8, {un}}, bytesOf(mask)}},
+        meta);
+    const auto result =
+        test::runCli({"acceptance", set.draft.string(), "--hidden-states", path.string(), "--bf16-only"});
+    QCOMPARE(result.exitCode, 2);
+    QVERIFY2(result.err.find(path.string()) != std::string::npos, result.err.c_str());
+    QVERIFY2(result.err.find(field.toStdString()) != std::string::npos, result.err.c_str());
+}
+
+void TestAcceptance::cliReportsAndDumps()
+{
+    const auto& set = m_sets.at("laguna-dflash");
+    const auto dump = std::filesystem::path(m_dir.path().toStdString()) / "dump.safetensors";
+    const auto result = test::runCli({"acceptance",
+                                      set.draft.string(),
+                                      "--hidden-states",
+                                      (set.capture / "hidden_states.safetensors").string(),
+                                      "--target",
+                                      set.target.string(),
+                                      "--k",
+                                      "3",
+                                      "--anchors",
+                                      "12",
+                                      "--json",
+                                      "--dump-logits",
+                                      dump.string(),
+                                      "--max-anchors",
+                                      "4",
+                                      "--drafter-ms",
+                                      "2",
+                                      "--cycle-ms",
+                                      "20",
+                                      "--threads",
+                                      "2"});
+    QCOMPARE(result.exitCode, 0);
+    const auto json = nlohmann::json::parse(result.out);
+    QCOMPARE(json["anchors"].get<int>(), 12);
+    QCOMPARE(json["positions"].size(), 3u);
+    QVERIFY(json["paired"].get<bool>());
+    QVERIFY(json["speed"]["saving_ms"].get<double>() > 0);
+    const auto file = SafetensorsFile::open(dump);
+    QVERIFY(file->find("logits_base") != nullptr);
+    QCOMPARE(file->find("logits_quantized")->shape, (std::vector<std::uint64_t>{4, 3, 1024}));
+    const auto missingTarget = test::runCli({"acceptance", set.draft.string(), "--hidden-states",
+                                             (set.capture / "hidden_states.safetensors").string()});
+    QCOMPARE(missingTarget.exitCode, 2);
+    QVERIFY2(missingTarget.err.find("--target") != std::string::npos, missingTarget.err.c_str());
+}
+
+void TestAcceptance::nonGreedyCaptureUsesTargetHead()
+{
+    // The demo capture again, declared non-greedy and without target_argmax: the target's tokens must then
+    // come from its head on the captured last layer, which needs --target.
+    const auto& set = m_sets.at("qwen3-dflash");
+    const auto source = SafetensorsFile::open(set.capture / "hidden_states.safetensors");
+    std::vector<TensorBytes> tensors;
+    for (const auto& t : source->tensors()) {
+        const auto bytes = source->bytes(t);
+        tensors.push_back({{t.name, t.dtype, t.shape}, std::vector<std::byte>(bytes.begin(), bytes.end())});
+    }
+    auto meta = source->header().metadata;
+    meta["greedy"] = "false";
+    const auto path = std::filesystem::path(m_dir.path().toStdString()) / "sampled.safetensors";
+    writeSafetensorsFile(path, std::move(tensors), meta);
+
+    auto job = jobFor(set, 2);
+    job.capture = path;
+    const auto capture = HiddenStateCapture::open(path);
+    const auto drafts = openAcceptanceDrafts(job, capture);
+    QVERIFY(drafts.targetHead != nullptr);
+    const auto expected = drafts.targetHead->argmax(capture, 0);
+    QCOMPARE(static_cast<std::int64_t>(expected.size()), capture.sampleLength(0));
+    const auto run = runAcceptance(job);
+    for (const auto& o : run.outcomes) {
+        if (o.anchor.sample == 0) {
+            QCOMPARE(o.targets.front(), expected[static_cast<std::size_t>(o.anchor.position)]);
+        }
+    }
+    job.target.clear();
+    QVERIFY_THROWS_EXCEPTION(ForwardInputError, runAcceptance(job));
+}
+
+void TestAcceptance::perUnitSensitivityRanksUnits()
+{
+    auto job = jobFor(m_sets.at("llama-eagle3"), 2);
+    job.plan = PlanOptions{};
+    job.options.anchorCount = 12;
+    const auto units = runSensitivity(job);
+    QVERIFY(!units.empty());
+    for (std::size_t i = 1; i < units.size(); ++i) {
+        QVERIFY(units[i - 1].tauDelta <= units[i].tauDelta);
+    }
+    const auto json = sensitivityJson(job, units);
+    QCOMPARE(json["units"].size(), units.size());
+}
+
+QTEST_GUILESS_MAIN(TestAcceptance)
+#include "tst_acceptance.moc"

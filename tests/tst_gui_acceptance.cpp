@@ -1,0 +1,283 @@
+// The Acceptance tab: offline acceptance of the open draft on a synthetic capture, run in the background
+// from the panel's inputs; BF16 against itself, the Plan tab's plan with the speed model, a bad capture,
+// cancel, drops, and the per-unit sensitivity handed to the Budget tab as α.
+#include "core/demo/democapture.h"
+#include "core/forward/acceptancespeed.h"
+#include "guitesthelpers.h"
+#include "views/acceptance/acceptancepanel.h"
+#include "views/acceptance/acceptanceplot.h"
+#include "views/acceptance/acceptancepositionmodel.h"
+#include "views/acceptance/acceptancerunner.h"
+#include "views/acceptance/sensitivitymodel.h"
+#include "views/bench/benchplotqcp.h"
+#include "views/plan/budgetpanel.h"
+#include "views/plan/sweepjob.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMimeData>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+#include <memory>
+
+using namespace spark;
+using namespace spark::test;
+
+class TestGuiAcceptance : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_draft, m_capture, m_target;
+    std::unique_ptr<MainWindow> m_window;
+    AcceptancePanel* m_panel = nullptr;
+
+    /// Sets the common inputs: the capture, the target when the demo needs one, k and anchors.
+    void setInputs(int k, int anchors)
+    {
+        m_panel->captureEdit()->setText(m_capture);
+        m_panel->targetEdit()->setText(m_target);
+        m_panel->kSpin()->setValue(k);
+        m_panel->anchorsSpin()->setValue(anchors);
+        m_panel->seedSpin()->setValue(3);
+    }
+
+    /// Clicks @p button and waits for the runner's result (cancelled jobs report an empty one).
+    AcceptanceJobResult clickAndWait(QPushButton* button)
+    {
+        QSignalSpy finished(m_panel->runner(), &AcceptanceRunner::finished);
+        button->click();
+        if (!m_panel->runner()->isRunning() && finished.isEmpty()) {
+            return {}; // rejected before any job started (the status line says why)
+        }
+        if (finished.isEmpty() && !finished.wait(180000)) {
+            return {};
+        }
+        return finished.front().front().value<AcceptanceJobResult>();
+    }
+
+  private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(m_dir.isValid());
+        const auto demo = describeDemoDraft("qwen3-dflash", DemoScale::Tiny);
+        m_draft = m_dir.filePath(QStringLiteral("draft"));
+        writeDemoDraft(demo, m_draft.toStdString(), {.seed = 1, .threads = 2});
+        DemoCaptureOptions options;
+        options.samples = 3;
+        options.length = 40;
+        options.prompt = 8;
+        options.threads = 2;
+        const QString captureDir = m_dir.filePath(QStringLiteral("capture"));
+        writeDemoCapture(demo, m_draft.toStdString(), captureDir.toStdString(), options);
+        m_capture = captureDir + QStringLiteral("/hidden_states.safetensors");
+        if (describeDemoTarget(demo)) {
+            m_target = captureDir + QStringLiteral("/target");
+        }
+        m_window = std::make_unique<MainWindow>(quiet());
+        QVERIFY(m_window->tabIds().contains(QStringLiteral("acceptance")));
+        QVERIFY(openAndWait(*m_window, m_draft));
+        m_panel = m_window->findChild<AcceptancePanel*>();
+        QVERIFY(m_panel);
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+
+    void tabFitsThePreferredWindow()
+    {
+        // The tab must not make the main window grow: every other tab is laid out for preferredSize().
+        const QSize need = m_panel->minimumSizeHint();
+        const QSize have = m_window->preferredSize();
+        QVERIFY2(need.width() <= have.width() * 9 / 10 && need.height() <= have.height() * 8 / 10,
+                 qPrintable(QStringLiteral("needs %1x%2 of %3x%4")
+                                .arg(need.width())
+                                .arg(need.height())
+                                .arg(have.width())
+                                .arg(have.height())));
+    }
+
+    void bf16AgainstItselfHasNoFlips()
+    {
+        setInputs(3, 40);
+        // The draft folder itself as the "quantized" checkpoint: the same weights on both sides.
+        m_panel->checkpointRadio()->setChecked(true);
+        m_panel->quantizedEdit()->setText(m_draft);
+        QAbstractItemModelTester tester(m_panel->positionModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.run);
+        auto* table = m_panel->findChild<QTableView*>(QStringLiteral("acceptancePositions"));
+        QVERIFY(table);
+        QCOMPARE(table->model()->rowCount(), 3);
+        const auto* model = m_panel->positionModel();
+        for (int row = 0; row < 3; ++row) {
+            const auto value = [&](int column) {
+                return model->index(row, column).data(AcceptancePositionModel::ValueRole).toDouble();
+            };
+            QCOMPARE(value(AcceptancePositionModel::FlipRate), 0.0);
+            QCOMPARE(value(AcceptancePositionModel::Delta), 0.0);
+            QCOMPARE(value(AcceptancePositionModel::AcceptQuant), value(AcceptancePositionModel::AcceptBase));
+        }
+        QCOMPARE(result.run->summary.anchors, 40);
+        QCOMPARE(result.run->summary.tauDelta, 0.0);
+        QVERIFY2(m_panel->tauText().contains(QStringLiteral("τ(3)")), qPrintable(m_panel->tauText()));
+        // Two bar series with their error bars.
+        QCOMPARE(m_panel->plot()->plot()->plottableCount(), 4);
+        // A checkpoint gives no streamed bytes: without a saving the speed model says what it needs.
+        m_panel->drafterMsSpin()->setValue(2);
+        m_panel->cycleMsSpin()->setValue(20);
+        QVERIFY2(m_panel->speedText().contains(QStringLiteral("saving")), qPrintable(m_panel->speedText()));
+        m_panel->savingMsSpin()->setValue(1);
+        // Acceptance unchanged: the measured change is the cycle ratio's, 20 / 19 − 1 = +5.26 %.
+        const QString ratio = QLocale().toString(100 * (20.0 / 19.0 - 1), 'f', 2);
+        QVERIFY2(m_panel->speedText().startsWith(QStringLiteral("Predicted decode tok/s: +") + ratio),
+                 qPrintable(m_panel->speedText()));
+        m_panel->savingMsSpin()->setValue(0);
+        m_panel->drafterMsSpin()->setValue(0);
+        m_panel->cycleMsSpin()->setValue(0);
+    }
+
+    void planRunPredictsSpeed()
+    {
+        setInputs(2, 32);
+        m_panel->planRadio()->setChecked(true);
+        const auto result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.run);
+        QCOMPARE(m_panel->positionModel()->rowCount(), 2);
+        const auto& run = *result.run;
+        QVERIFY(run.summary.paired);
+        QVERIFY(run.streamedAfter < run.streamedBefore);
+        QVERIFY2(m_panel->tauText().contains(QString::fromStdString(run.quantizedName)),
+                 qPrintable(m_panel->tauText()));
+        m_panel->drafterMsSpin()->setValue(4);
+        m_panel->cycleMsSpin()->setValue(40);
+        // The panel's numbers are core's (the CLI prints the same).
+        AcceptanceSpeedInputs inputs{4, 40, std::nullopt, run.streamedBefore, run.streamedAfter};
+        const auto speed = predictAcceptanceSpeed(run.summary, inputs);
+        const QString expected = QLocale().toString(100 * speed.changeMeasured, 'f', 2);
+        QVERIFY2(m_panel->speedText().contains(expected),
+                 qPrintable(m_panel->speedText() + QStringLiteral(" / ") + expected));
+        // A cycle shorter than the drafter time is an input error shown in place, not a crash.
+        m_panel->cycleMsSpin()->setValue(3);
+        QVERIFY2(m_panel->speedText().contains(QStringLiteral("longer")), qPrintable(m_panel->speedText()));
+        m_panel->drafterMsSpin()->setValue(0);
+        m_panel->cycleMsSpin()->setValue(0);
+    }
+
+    void badCaptureNamesTheFile()
+    {
+        const QString bad = m_dir.filePath(QStringLiteral("broken.safetensors"));
+        writeFile(bad.toStdString(), "this is not a safetensors file");
+        setInputs(2, 16);
+        m_panel->planRadio()->setChecked(true);
+        m_panel->captureEdit()->setText(bad);
+        const auto result = clickAndWait(m_panel->runButton());
+        QVERIFY(!result.run);
+        QVERIFY(!result.error.isEmpty());
+        QVERIFY2(m_panel->statusText().contains(bad), qPrintable(m_panel->statusText()));
+        QCOMPARE(m_panel->positionModel()->rowCount(), 0);
+        QVERIFY(m_panel->runButton()->isEnabled());
+
+        // A path that does not exist is refused before any job starts.
+        const QString missing = m_dir.filePath(QStringLiteral("nowhere.safetensors"));
+        m_panel->captureEdit()->setText(missing);
+        QSignalSpy finished(m_panel->runner(), &AcceptanceRunner::finished);
+        m_panel->runButton()->click();
+        QVERIFY(!m_panel->runner()->isRunning());
+        QCOMPARE(finished.count(), 0);
+        QVERIFY2(m_panel->statusText().contains(QStringLiteral("nowhere.safetensors")),
+                 qPrintable(m_panel->statusText()));
+    }
+
+    void cancelStopsTheJob()
+    {
+        setInputs(4, 0); // every anchor: long enough to cancel
+        m_panel->planRadio()->setChecked(true);
+        QSignalSpy finished(m_panel->runner(), &AcceptanceRunner::finished);
+        m_panel->runButton()->click();
+        QVERIFY(m_panel->runner()->isRunning());
+        QVERIFY(m_panel->cancelButton()->isEnabled());
+        m_panel->cancelButton()->click();
+        QCOMPARE(finished.count(), 1);
+        const auto result = finished.front().front().value<AcceptanceJobResult>();
+        QVERIFY(!result.run && result.error.isEmpty());
+        QVERIFY(m_panel->runButton()->isEnabled());
+        QVERIFY(!m_panel->cancelButton()->isEnabled());
+        // The cancelled job's result never arrives later.
+        QVERIFY(!finished.wait(500));
+    }
+
+    void dropOnTheTabSetsTheCapture()
+    {
+        m_panel->captureEdit()->clear();
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(m_capture)});
+        QDragEnterEvent enter(QPoint(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_panel, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(5, 5), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(m_panel, &drop);
+        QCOMPARE(m_panel->captureEdit()->text(), m_capture);
+    }
+
+    void sensitivityBecomesBudgetAlpha()
+    {
+        setInputs(2, 16);
+        m_panel->planRadio()->setChecked(true);
+        QAbstractItemModelTester tester(m_panel->sensitivityModel(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const auto result = clickAndWait(m_panel->sensitivityButton());
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.units);
+        const auto* units = m_panel->sensitivityModel();
+        QVERIFY(units->rowCount() > 0);
+        QCOMPARE(units->rowCount(), static_cast<int>(result.units->size()));
+        QVERIFY(m_panel->useAlphaButton()->isEnabled());
+
+        m_panel->useAlphaButton()->click();
+        BudgetPanel* budget = m_window->budgetPanel();
+        QCOMPARE(budget->externalAlphas(), units->alphaRules());
+        QCOMPARE(m_window->tabs()->currentWidget(), static_cast<QWidget*>(budget));
+
+        // After a sweep the allocator weighs each ranked unit by the α the table shows.
+        QSignalSpy swept(budget->sweepJob(), &SweepJob::finished);
+        budget->startSweep();
+        QVERIFY(swept.wait(120000));
+        QVERIFY(budget->allocator());
+        const auto& sweep = budget->allocator()->sweep();
+        int matched = 0;
+        for (int row = 0; row < units->rowCount(); ++row) {
+            const auto& name = units->units()[static_cast<std::size_t>(row)].unit;
+            for (std::size_t u = 0; u < sweep.units.size(); ++u) {
+                if (sweep.units[u].name == name) {
+                    QCOMPARE(budget->allocator()->alphas()[u],
+                             units->alphas()[static_cast<std::size_t>(row)]);
+                    ++matched;
+                }
+            }
+        }
+        QCOMPARE(matched, units->rowCount());
+        // Another draft: the handed-over α and the ranking named the old draft's units and go.
+        QVERIFY(openAndWait(*m_window, m_draft));
+        QVERIFY(budget->externalAlphas().isEmpty());
+        QCOMPARE(m_panel->sensitivityModel()->rowCount(), 0);
+        QCOMPARE(m_panel->positionModel()->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestGuiAcceptance)
+#include "tst_gui_acceptance.moc"

@@ -1,0 +1,528 @@
+#include "views/acceptance/acceptancepanel.h"
+
+#include "core/forward/acceptancespeed.h"
+#include "views/acceptance/acceptanceplot.h"
+#include "views/acceptance/acceptancepositionmodel.h"
+#include "views/acceptance/acceptancerunner.h"
+#include "views/acceptance/sensitivitymodel.h"
+#include "views/document/document.h"
+#include "views/document/documentsnapshot.h"
+#include "views/plan/plancontroller.h"
+#include "views/shared/checkpointpaths.h"
+
+#include <QButtonGroup>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <limits>
+#include <stdexcept>
+
+namespace spark {
+namespace {
+
+constexpr int kProgressSteps = 1000;
+
+/// A path field with its browse buttons: @p file asks for a file, @p folder for a folder (either may be
+/// empty).
+QWidget* pathRow(QLineEdit* edit, const QString& file, const QString& folder, QWidget* parent)
+{
+    auto* row = new QWidget(parent);
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(edit, 1);
+    new CheckpointDropFilter(edit);
+    if (!file.isEmpty()) {
+        auto* browse = new QPushButton(file, row);
+        QObject::connect(browse, &QPushButton::clicked, edit, [edit] {
+            const auto path = QFileDialog::getOpenFileName(
+                edit, AcceptancePanel::tr("Choose a capture file"), QFileInfo(edit->text()).absolutePath(),
+                AcceptancePanel::tr("Captures (*.safetensors);;All files (*)"));
+            if (!path.isEmpty()) {
+                edit->setText(path);
+            }
+        });
+        layout->addWidget(browse);
+    }
+    if (!folder.isEmpty()) {
+        auto* browse = new QPushButton(folder, row);
+        QObject::connect(browse, &QPushButton::clicked, edit, [edit] {
+            const auto dir =
+                QFileDialog::getExistingDirectory(edit, AcceptancePanel::tr("Choose a folder"), edit->text());
+            if (!dir.isEmpty()) {
+                edit->setText(dir);
+            }
+        });
+        layout->addWidget(browse);
+    }
+    return row;
+}
+
+QString signedFixed(double v, int digits = 4)
+{
+    return (v >= 0 ? QStringLiteral("+") : QString()) + QLocale().toString(v, 'f', digits);
+}
+
+QString percent(double v)
+{
+    return signedFixed(100 * v, 2) + QStringLiteral(" %");
+}
+
+std::filesystem::path toPath(const QString& text)
+{
+    return std::filesystem::path(QDir::fromNativeSeparators(text.trimmed()).toStdString());
+}
+
+QDoubleSpinBox* msSpin(const QString& special, QWidget* parent)
+{
+    auto* spin = new QDoubleSpinBox(parent);
+    spin->setRange(0, 100000);
+    spin->setDecimals(2);
+    spin->setSuffix(AcceptancePanel::tr(" ms"));
+    spin->setSpecialValueText(special); // 0: not given
+    return spin;
+}
+
+void setupTable(QTableView* table, int rowHeight)
+{
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(rowHeight);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(false);
+}
+
+} // namespace
+
+AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
+    : QWidget(parent), m_controller(controller), m_runner(new AcceptanceRunner(this)),
+      m_capture(new QLineEdit(this)), m_target(new QLineEdit(this)), m_quantized(new QLineEdit(this)),
+      m_usePlan(new QRadioButton(tr("The Plan tab's plan, applied in memory"), this)),
+      m_useCheckpoint(new QRadioButton(tr("A quantized checkpoint:"), this)),
+      m_quantGroup(new QButtonGroup(this)), m_k(new QSpinBox(this)), m_anchors(new QSpinBox(this)),
+      m_seed(new QSpinBox(this)), m_run(new QPushButton(tr("&Run"), this)),
+      m_cancel(new QPushButton(tr("Cancel"), this)),
+      m_sensitivity(new QPushButton(tr("Per-unit &sensitivity"), this)), m_progress(new QProgressBar(this)),
+      m_status(new QLabel(this)), m_plot(new AcceptancePlot(this)),
+      m_positions(new AcceptancePositionModel(this)), m_positionTable(new QTableView(this)),
+      m_tau(new QLabel(this)), m_drafterMs(msSpin(tr("not given"), this)),
+      m_cycleMs(msSpin(tr("not given"), this)), m_savingMs(msSpin(tr("from the plan's bytes"), this)),
+      m_speed(new QLabel(this)), m_units(new SensitivityModel(this)), m_unitTable(new QTableView(this)),
+      m_useAlpha(new QPushButton(tr("Use as α &in the Budget tab"), this))
+{
+    setAcceptDrops(true);
+    m_capture->setObjectName(QStringLiteral("acceptanceCapture"));
+    m_target->setObjectName(QStringLiteral("acceptanceTarget"));
+    m_quantized->setObjectName(QStringLiteral("acceptanceQuantized"));
+    m_status->setObjectName(QStringLiteral("acceptanceStatus"));
+    m_capture->setPlaceholderText(
+        tr("capture file or folder of hs_*.safetensors: type, browse or drop it anywhere on this tab"));
+    m_target->setPlaceholderText(
+        tr("optional: the target checkpoint, when the draft reads its embeddings or head"));
+    m_quantized->setPlaceholderText(tr("compressed-tensors checkpoint of the open draft"));
+    m_usePlan->setChecked(true);
+    m_quantGroup->addButton(m_usePlan);
+    m_quantGroup->addButton(m_useCheckpoint);
+    m_quantized->setEnabled(false);
+    connect(m_useCheckpoint, &QRadioButton::toggled, m_quantized, &QLineEdit::setEnabled);
+
+    m_k->setRange(1, 64);
+    m_k->setValue(2);
+    m_k->setToolTip(tr("Proposals per verify cycle (num_speculative_tokens)"));
+    m_anchors->setRange(0, std::numeric_limits<int>::max());
+    m_anchors->setValue(512);
+    m_anchors->setSpecialValueText(tr("all"));
+    m_anchors->setToolTip(tr("Anchors sampled in the generated region; 0 evaluates every eligible anchor"));
+    m_seed->setRange(0, std::numeric_limits<int>::max());
+    m_seed->setToolTip(tr("The same seed samples the same anchors on every machine"));
+
+    auto* quantRow = new QWidget(this);
+    auto* quantLayout = new QVBoxLayout(quantRow);
+    quantLayout->setContentsMargins(0, 0, 0, 0);
+    quantLayout->addWidget(m_usePlan);
+    auto* checkpointRow = new QHBoxLayout;
+    checkpointRow->addWidget(m_useCheckpoint);
+    checkpointRow->addWidget(pathRow(m_quantized, {}, tr("Browse…"), quantRow), 1);
+    quantLayout->addLayout(checkpointRow);
+
+    auto* numbers = new QHBoxLayout;
+    numbers->addWidget(new QLabel(tr("k:"), this));
+    numbers->addWidget(m_k);
+    numbers->addSpacing(fontMetrics().averageCharWidth() * 2);
+    numbers->addWidget(new QLabel(tr("Anchors:"), this));
+    numbers->addWidget(m_anchors);
+    numbers->addSpacing(fontMetrics().averageCharWidth() * 2);
+    numbers->addWidget(new QLabel(tr("Seed:"), this));
+    numbers->addWidget(m_seed);
+    numbers->addStretch(1);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Capture:"), pathRow(m_capture, tr("File…"), tr("Folder…"), this));
+    form->addRow(tr("Target:"), pathRow(m_target, {}, tr("Browse…"), this));
+    form->addRow(tr("Quantized:"), quantRow);
+    form->addRow(tr("Sampling:"), numbers);
+
+    m_cancel->setEnabled(false);
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setValue(0);
+    m_progress->setMaximumWidth(fontMetrics().averageCharWidth() * 24);
+    m_sensitivity->setToolTip(
+        tr("Quantize one unit of the plan at a time (the rest BF16) on the same anchors "
+           "and rank the units by the τ they cost"));
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    buttons->addWidget(m_progress);
+    buttons->addWidget(m_sensitivity);
+    buttons->addStretch(1);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    const int rowHeight = fontMetrics().height() + 6;
+    m_positionTable->setObjectName(QStringLiteral("acceptancePositions"));
+    m_positionTable->setModel(m_positions);
+    setupTable(m_positionTable, rowHeight);
+    m_tau->setWordWrap(true);
+    m_tau->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_speed->setWordWrap(true);
+    m_speed->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_drafterMs->setToolTip(tr("The BF16 drafter's measured time per verify cycle"));
+    m_cycleMs->setToolTip(tr("The whole BF16 verify cycle (drafter and verify)"));
+    m_savingMs->setToolTip(
+        tr("The drafter time the quantized draft saves; by default the drafter time scaled "
+           "by the plan's streamed bytes"));
+    auto* speedInputs = new QHBoxLayout;
+    speedInputs->addWidget(new QLabel(tr("Speed model — drafter:"), this));
+    speedInputs->addWidget(m_drafterMs);
+    speedInputs->addWidget(new QLabel(tr("cycle:"), this));
+    speedInputs->addWidget(m_cycleMs);
+    speedInputs->addWidget(new QLabel(tr("saving:"), this));
+    speedInputs->addWidget(m_savingMs);
+    speedInputs->addStretch(1);
+
+    auto* numbersBox = new QWidget(this);
+    auto* numbersLayout = new QVBoxLayout(numbersBox);
+    numbersLayout->setContentsMargins(0, 0, 0, 0);
+    numbersLayout->addWidget(m_positionTable, 1);
+    numbersLayout->addWidget(m_tau);
+    numbersLayout->addLayout(speedInputs);
+    numbersLayout->addWidget(m_speed);
+    auto* results = new QSplitter(Qt::Horizontal, this);
+    results->setChildrenCollapsible(false);
+    results->addWidget(m_plot);
+    results->addWidget(numbersBox);
+    results->setStretchFactor(0, 2);
+    results->setStretchFactor(1, 3);
+
+    m_unitTable->setObjectName(QStringLiteral("acceptanceUnits"));
+    m_unitTable->setModel(m_units);
+    setupTable(m_unitTable, rowHeight);
+    m_unitTable->horizontalHeader()->setSectionResizeMode(SensitivityModel::Unit, QHeaderView::Stretch);
+    m_unitTable->horizontalHeader()->setStretchLastSection(false);
+    m_unitTable->setTextElideMode(Qt::ElideMiddle);
+    m_useAlpha->setEnabled(false);
+    m_useAlpha->setToolTip(
+        tr("Weigh each unit's error in the Budget tab's allocator by the acceptance it costs"));
+    auto* unitsBox = new QWidget(this);
+    auto* unitsLayout = new QVBoxLayout(unitsBox);
+    unitsLayout->setContentsMargins(0, 0, 0, 0);
+    auto* unitsHeader = new QHBoxLayout;
+    unitsHeader->addWidget(new QLabel(tr("Per-unit sensitivity (largest τ loss first):"), unitsBox), 1);
+    unitsHeader->addWidget(m_useAlpha);
+    unitsLayout->addLayout(unitsHeader);
+    unitsLayout->addWidget(m_unitTable, 1);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setChildrenCollapsible(false);
+    split->addWidget(results);
+    split->addWidget(unitsBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addLayout(buttons);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &AcceptancePanel::startRun);
+    connect(m_cancel, &QPushButton::clicked, this, &AcceptancePanel::cancel);
+    connect(m_sensitivity, &QPushButton::clicked, this, &AcceptancePanel::startSensitivity);
+    connect(m_useAlpha, &QPushButton::clicked, this, &AcceptancePanel::useAsAlpha);
+    connect(m_runner, &AcceptanceRunner::progressChanged, this,
+            [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * kProgressSteps)); });
+    connect(m_runner, &AcceptanceRunner::finished, this, &AcceptancePanel::onFinished);
+    for (auto* spin : {m_drafterMs, m_cycleMs, m_savingMs}) {
+        connect(spin, &QDoubleSpinBox::valueChanged, this, &AcceptancePanel::updateSpeed);
+    }
+    // Another draft: results and a running job belong to the old one.
+    connect(m_controller->document(), &Document::snapshotChanged, this, [this] {
+        m_runner->cancel();
+        clearResults();
+        setStatus(tr("Choose a capture of the target's hidden states and press Run."), false);
+    });
+    clearResults();
+    setStatus(tr("Open a draft, choose a capture of the target's hidden states and press Run."), false);
+}
+
+AcceptancePanel::~AcceptancePanel() = default;
+
+QString AcceptancePanel::statusText() const
+{
+    return m_status->text();
+}
+
+QString AcceptancePanel::tauText() const
+{
+    return m_tau->text();
+}
+
+QString AcceptancePanel::speedText() const
+{
+    return m_speed->text();
+}
+
+std::optional<AcceptanceJob> AcceptancePanel::jobFromInputs(QString* why) const
+{
+    const auto snapshot = m_controller->document()->snapshot();
+    if (!snapshot || !snapshot->checkpoint) {
+        *why = tr("Open a draft checkpoint first: it is the BF16 side of the comparison.");
+        return std::nullopt;
+    }
+    const QString capture = m_capture->text().trimmed();
+    if (capture.isEmpty()) {
+        *why = tr("Choose a capture: a capture file or a folder of hs_*.safetensors.");
+        return std::nullopt;
+    }
+    if (!QFileInfo::exists(capture)) {
+        *why = tr("%1: no such file or folder").arg(QDir::toNativeSeparators(capture));
+        return std::nullopt;
+    }
+    AcceptanceJob job;
+    job.draft = toPath(snapshot->folder);
+    job.capture = toPath(capture);
+    if (const QString target = m_target->text().trimmed(); !target.isEmpty()) {
+        if (!QFileInfo::exists(target)) {
+            *why = tr("%1: no such target checkpoint").arg(QDir::toNativeSeparators(target));
+            return std::nullopt;
+        }
+        job.target = toPath(target);
+    }
+    if (m_useCheckpoint->isChecked()) {
+        const QString quantized = m_quantized->text().trimmed();
+        if (quantized.isEmpty() || !QFileInfo::exists(quantized)) {
+            *why = quantized.isEmpty()
+                       ? tr("Choose the quantized checkpoint, or compare with the Plan tab's plan.")
+                       : tr("%1: no such checkpoint").arg(QDir::toNativeSeparators(quantized));
+            return std::nullopt;
+        }
+        job.quantized = toPath(quantized);
+    } else {
+        const auto plan = m_controller->plan();
+        if (!plan || !plan->errors.empty()) {
+            *why = tr("The plan has errors: fix them in the Plan tab first.");
+            return std::nullopt;
+        }
+        job.plan = m_controller->planOptions();
+    }
+    job.options.k = m_k->value();
+    job.options.anchorCount = m_anchors->value();
+    job.options.seed = static_cast<std::uint64_t>(m_seed->value());
+    return job;
+}
+
+void AcceptancePanel::startRun()
+{
+    QString why;
+    const auto job = jobFromInputs(&why);
+    if (!job) {
+        setStatus(why, true);
+        return;
+    }
+    clearResults();
+    m_progress->setValue(0);
+    setRunning(true);
+    m_runner->start(*job, AcceptanceRunner::Kind::Acceptance);
+    setStatus(tr("Running both drafts on %1…").arg(QFileInfo(m_capture->text().trimmed()).fileName()), false);
+}
+
+void AcceptancePanel::startSensitivity()
+{
+    if (m_useCheckpoint->isChecked()) {
+        setStatus(
+            tr("The per-unit sensitivity quantizes the Plan tab's plan one unit at a time: choose the plan "
+               "as the quantized side."),
+            true);
+        return;
+    }
+    QString why;
+    const auto job = jobFromInputs(&why);
+    if (!job) {
+        setStatus(why, true);
+        return;
+    }
+    m_units->resetData({});
+    m_useAlpha->setEnabled(false);
+    m_progress->setValue(0);
+    setRunning(true);
+    m_runner->start(*job, AcceptanceRunner::Kind::Sensitivity);
+    setStatus(tr("Quantizing one unit of the plan at a time…"), false);
+}
+
+void AcceptancePanel::cancel()
+{
+    m_runner->cancel();
+}
+
+void AcceptancePanel::useAsAlpha()
+{
+    if (m_units->rowCount() == 0) {
+        return;
+    }
+    Q_EMIT alphaRulesRequested(m_units->alphaRules(),
+                               tr("acceptance sensitivity (%n unit(s))", nullptr, m_units->rowCount()));
+    Q_EMIT statusMessage(tr("The Budget tab's α now follows the per-unit acceptance sensitivity."));
+}
+
+void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
+{
+    setRunning(false);
+    if (!result.error.isEmpty()) {
+        setStatus(result.error, true);
+        return;
+    }
+    if (result.units) {
+        m_progress->setValue(kProgressSteps);
+        m_units->resetData(*result.units);
+        m_useAlpha->setEnabled(!result.units->empty());
+        setStatus(
+            tr("Per-unit sensitivity: %n unit(s) ranked.", nullptr, static_cast<int>(result.units->size())),
+            false);
+        return;
+    }
+    if (!result.run) {
+        setStatus(tr("Cancelled."), false);
+        return;
+    }
+    m_progress->setValue(kProgressSteps);
+    m_result = result.run;
+    const auto& run = *m_result;
+    const auto& s = run.summary;
+    const QString quantName = QString::fromStdString(run.quantizedName);
+    m_positions->resetData(s);
+    m_plot->setSummary(s, quantName);
+    QString tau = tr("τ(%1) BF16 %2").arg(s.k).arg(QLocale().toString(s.tauBase, 'f', 4));
+    if (s.paired) {
+        tau += tr(", %1 %2, paired change %3 [%4, %5]")
+                   .arg(quantName, QLocale().toString(s.tauQuant, 'f', 4), signedFixed(s.tauDelta),
+                        signedFixed(s.tauDeltaLow), signedFixed(s.tauDeltaHigh));
+    }
+    tau += tr(" — %n anchor(s)", nullptr, static_cast<int>(s.anchors)) +
+           tr(" of %1 eligible (%2).").arg(run.eligibleAnchors).arg(QString::fromStdString(run.spec.archId));
+    m_tau->setText(tau);
+    updateSpeed();
+    setStatus(tr("Done."), false);
+}
+
+void AcceptancePanel::updateSpeed()
+{
+    if (!m_result || !m_result->summary.paired) {
+        m_speed->setText(m_result ? tr("The speed model needs a quantized draft to compare.") : QString());
+        return;
+    }
+    if (m_drafterMs->value() <= 0 || m_cycleMs->value() <= 0) {
+        m_speed->setText(tr("Enter the BF16 drafter time and verify cycle (e.g. from the Benchmarks tab) to "
+                            "predict the decode tok/s change."));
+        return;
+    }
+    AcceptanceSpeedInputs inputs;
+    inputs.drafterMs = m_drafterMs->value();
+    inputs.cycleMs = m_cycleMs->value();
+    if (m_savingMs->value() > 0) {
+        inputs.savingMs = m_savingMs->value();
+    }
+    inputs.streamedBefore = m_result->streamedBefore;
+    inputs.streamedAfter = m_result->streamedAfter;
+    try {
+        const auto speed = predictAcceptanceSpeed(m_result->summary, inputs);
+        m_speed->setText(tr("Predicted decode tok/s: %1 with the measured τ [%2, %3]; %4 with acceptance "
+                            "unchanged (saving %5 ms of %6 ms per cycle).")
+                             .arg(percent(speed.changeMeasured), percent(speed.changeLow),
+                                  percent(speed.changeHigh), percent(speed.changeUnchanged),
+                                  QLocale().toString(speed.savingMs, 'f', 2),
+                                  QLocale().toString(speed.cycleMs, 'f', 2)));
+    } catch (const std::invalid_argument& e) {
+        m_speed->setText(tr("Speed model: %1.").arg(QString::fromStdString(e.what())));
+    }
+}
+
+void AcceptancePanel::clearResults()
+{
+    m_result.reset();
+    m_positions->clear();
+    m_plot->clear();
+    m_units->resetData({});
+    m_useAlpha->setEnabled(false);
+    m_tau->setText(tr("τ(k) = 1 + Σ a_i: tokens per verify cycle under greedy verification."));
+    m_speed->clear();
+    m_progress->setValue(0);
+}
+
+void AcceptancePanel::setRunning(bool running)
+{
+    m_run->setEnabled(!running);
+    m_sensitivity->setEnabled(!running);
+    m_cancel->setEnabled(running);
+}
+
+void AcceptancePanel::setStatus(const QString& text, bool error)
+{
+    m_status->setText(text);
+    // An error keeps the palette's own colours (dark mode); the bold weight marks it.
+    QFont font = m_status->font();
+    font.setBold(error);
+    m_status->setFont(font);
+    if (error) {
+        Q_EMIT statusMessage(text);
+    }
+}
+
+void AcceptancePanel::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (isCheckpointPath(droppedLocalPath(event->mimeData()))) {
+        event->acceptProposedAction();
+    } else {
+        event->ignore();
+    }
+}
+
+void AcceptancePanel::dropEvent(QDropEvent* event)
+{
+    // On this tab a dropped file or folder is a capture, not a draft to open.
+    const QString path = droppedLocalPath(event->mimeData());
+    if (!isCheckpointPath(path)) {
+        event->ignore();
+        return;
+    }
+    event->acceptProposedAction();
+    m_capture->setText(path);
+}
+
+} // namespace spark

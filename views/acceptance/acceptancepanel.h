@@ -1,0 +1,128 @@
+#pragma once
+
+#include "core/forward/acceptancejob.h"
+
+#include <QStringList>
+#include <QWidget>
+#include <memory>
+
+class QButtonGroup;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QRadioButton;
+class QSpinBox;
+class QTableView;
+
+namespace spark {
+
+class AcceptancePlot;
+class AcceptancePositionModel;
+class AcceptanceRunner;
+class PlanController;
+class SensitivityModel;
+struct AcceptanceJobResult;
+
+/// @brief The "Acceptance" tab: offline acceptance of the open draft on captured target hidden states
+/// (core/forward, the CLI's `acceptance`). Inputs: the capture (file or hs_*.safetensors folder; typed,
+/// browsed or dropped), an optional target checkpoint, k, anchors and seed; the quantized side is the Plan
+/// tab's current plan applied in memory or a quantized checkpoint folder. Runs in the background with
+/// progress and Cancel; shows per-position bars with 95% intervals, a table per position, τ of both drafts
+/// with the paired change and, given drafter and cycle times, the predicted tok/s change (core's
+/// predictAcceptanceSpeed(), as the CLI). The per-unit sensitivity ranks the plan's units by the τ they cost
+/// and hands them to the Budget tab as α rules (alphaRulesRequested).
+class AcceptancePanel : public QWidget
+{
+    Q_OBJECT
+
+  public:
+    explicit AcceptancePanel(PlanController* controller, QWidget* parent = nullptr);
+    ~AcceptancePanel() override;
+
+    QLineEdit* captureEdit() const { return m_capture; }
+    QLineEdit* targetEdit() const { return m_target; }
+    QLineEdit* quantizedEdit() const { return m_quantized; }
+    QRadioButton* planRadio() const { return m_usePlan; }
+    QRadioButton* checkpointRadio() const { return m_useCheckpoint; }
+    QSpinBox* kSpin() const { return m_k; }
+    QSpinBox* anchorsSpin() const { return m_anchors; }
+    QSpinBox* seedSpin() const { return m_seed; }
+    QDoubleSpinBox* drafterMsSpin() const { return m_drafterMs; }
+    QDoubleSpinBox* cycleMsSpin() const { return m_cycleMs; }
+    QDoubleSpinBox* savingMsSpin() const { return m_savingMs; }
+    QPushButton* runButton() const { return m_run; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QPushButton* sensitivityButton() const { return m_sensitivity; }
+    QPushButton* useAlphaButton() const { return m_useAlpha; }
+    AcceptanceRunner* runner() const { return m_runner; }
+    AcceptancePositionModel* positionModel() const { return m_positions; }
+    SensitivityModel* sensitivityModel() const { return m_units; }
+    AcceptancePlot* plot() const { return m_plot; }
+    /// @brief The last finished run, or null.
+    std::shared_ptr<const AcceptanceRun> lastRun() const { return m_result; }
+    /// @brief What the status line says (the error of a failed run names the file and field).
+    QString statusText() const;
+    QString tauText() const;
+    QString speedText() const;
+
+    /// @brief The job the inputs describe, or nullopt with @p why (nothing open, no capture, ...).
+    std::optional<AcceptanceJob> jobFromInputs(QString* why) const;
+
+  public Q_SLOTS:
+    /// @brief Runs the paired acceptance in the background (a running job is cancelled first).
+    void startRun();
+    /// @brief Runs the per-unit sensitivity of the current plan in the background.
+    void startSensitivity();
+    void cancel();
+    /// @brief Emits alphaRulesRequested with the ranking's α rules.
+    void useAsAlpha();
+
+  Q_SIGNALS:
+    /// The ranking's α rules ("re:^<unit>$=X") for the Budget tab; @p source says where they come from.
+    void alphaRulesRequested(const QStringList& rules, const QString& source);
+    void statusMessage(const QString& message);
+
+  protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+  private:
+    void onFinished(const AcceptanceJobResult& result);
+    void setRunning(bool running);
+    void setStatus(const QString& text, bool error);
+    void updateSpeed();
+    void clearResults();
+
+    PlanController* m_controller;
+    AcceptanceRunner* m_runner;
+    QLineEdit* m_capture;
+    QLineEdit* m_target;
+    QLineEdit* m_quantized;
+    QRadioButton* m_usePlan;
+    QRadioButton* m_useCheckpoint;
+    QButtonGroup* m_quantGroup;
+    QSpinBox* m_k;
+    QSpinBox* m_anchors;
+    QSpinBox* m_seed;
+    QPushButton* m_run;
+    QPushButton* m_cancel;
+    QPushButton* m_sensitivity;
+    QProgressBar* m_progress;
+    QLabel* m_status;
+    AcceptancePlot* m_plot;
+    AcceptancePositionModel* m_positions;
+    QTableView* m_positionTable;
+    QLabel* m_tau;
+    QDoubleSpinBox* m_drafterMs;
+    QDoubleSpinBox* m_cycleMs;
+    QDoubleSpinBox* m_savingMs;
+    QLabel* m_speed;
+    SensitivityModel* m_units;
+    QTableView* m_unitTable;
+    QPushButton* m_useAlpha;
+    std::shared_ptr<const AcceptanceRun> m_result;
+};
+
+} // namespace spark

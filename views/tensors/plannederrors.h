@@ -1,0 +1,33 @@
+#pragma once
+
+#include "views/tensors/tensorrowresult.h"
+
+#include <QList>
+#include <memory>
+
+namespace spark {
+
+struct DocumentSnapshot;
+struct SweepResult;
+struct WeightScheme;
+
+/// @brief The analysis table as the tensors view shows it (issue #25): the weight of every module the plan
+/// quantizes carries the rel. error of its planned scheme, the rule the Plan tab's module table follows.
+/// - The analysis' own figures when the analysis ran with the planned scheme (@p analysisScheme).
+/// - Otherwise the Budget tab's @p sweep error of that scheme on the module's decision unit (the whole fused
+///   set for q/k/v and gate/up), in sweptScheme/sweptUnit; the max error and the Σ sums, which belong to the
+///   analysis scheme, are dropped.
+/// - Otherwise no error, and unmeasuredScheme names the planned scheme.
+///
+/// Kept modules, tensors other than a Linear's weight, an already-quantized checkpoint (which no plan
+/// applies to) and an unknown @p analysisScheme (null) keep the analysis as it is.
+/// @return @p analysis itself when nothing changes, otherwise a new table.
+std::shared_ptr<const AnalysisTable> plannedErrors(const DocumentSnapshot* snapshot,
+                                                   std::shared_ptr<const AnalysisTable> analysis,
+                                                   const WeightScheme* analysisScheme,
+                                                   const SweepResult* sweep);
+
+/// @brief The rows whose shown error differs between @p before and @p after (tables indexed alike).
+QList<int> changedErrorRows(const AnalysisTable* before, const AnalysisTable* after);
+
+} // namespace spark
