@@ -9,6 +9,7 @@
 #include "core/plan/sensitivitysweep.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/roundingsearch.h"
 #include "core/quant/rtnscalar.h"
 #include "core/quant/schemesweep.h"
 #include "quanttesthelpers.h"
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace spark;
 using namespace spark::test;
@@ -119,6 +121,10 @@ class TestBudgetAllocator : public QObject
     void allocationExportsAndVerifies();
     void userEntriesPinUnits();
     void cliSweepAndBudget();
+    void roundingCandidatesMeasureTheSearchedRanges();
+    void roundingLowersTheErrorAtThePresetBudget();
+    void roundingRulesPinUnits();
+    void cliRoundingCandidates();
 
   private:
     QTemporaryDir m_dir;
@@ -650,6 +656,200 @@ void TestBudgetAllocator::cliSweepAndBudget()
     QVERIFY(m["allocation"]["predicted_drafter_ms"].get<double>() <= 0.6);
     const auto both = runCli({"plan", path, "--budget", "1GiB", "--budget-ms", "1"});
     QCOMPARE(both.exitCode, 2);
+}
+
+void TestBudgetAllocator::roundingCandidatesMeasureTheSearchedRanges()
+{
+    // A searched candidate's rel_err is the error under the ranges its method searches on each member (NVFP4
+    // with one global scale over the fused set, from the shrunk statistics), found here with the search and
+    // the error statistics directly. range minimises the L2 error with p = 1 among its candidates, so it
+    // never loses to rtn.
+    const auto checkpoint = Checkpoint::open(m_drafts["glm-dspark"]);
+    SweepOptions options;
+    options.candidates = parseCandidates("W4A16,W4A16_ASYM,NVFP4A16");
+    options.roundings = parseRoundingCandidates("mse,range");
+    options.threads = 2;
+    const auto sweep = sweepCheckpoint(checkpoint, options);
+    QCOMPARE(sweep.roundings.size(), std::size_t{3});
+    int checked = 0;
+    for (const auto& u : sweep.units) {
+        if (u.fixed()) {
+            continue;
+        }
+        for (const auto& c : u.candidates) {
+            if (!c.scheme->quantizes() || !c.rounding->searches()) {
+                continue;
+            }
+            std::vector<std::shared_ptr<const GroupRanges>> ranges;
+            float setAbsmax = 0;
+            for (const auto& w : u.weights) {
+                ranges.push_back(searchRanges(*c.rounding, *c.scheme, rowsOf(checkpoint, w), 2));
+                setAbsmax = std::max(setAbsmax, ranges.back()->absmax);
+            }
+            double sqErr = 0;
+            double sqNorm = 0;
+            for (std::size_t i = 0; i < u.weights.size(); ++i) {
+                const auto rows = rowsOf(checkpoint, u.weights[i]);
+                auto context = c.scheme->codec()->usesGlobalScale()
+                                   ? c.scheme->codec()->contextForAbsmax(rows.dtype, setAbsmax)
+                                   : SchemeContext{};
+                context.ranges = ranges[i];
+                const auto stats = computeErrorStats(rows, *c.scheme, context);
+                QVERIFY(stats.sqErr.has_value());
+                sqErr += *stats.sqErr;
+                sqNorm += stats.sqNorm;
+            }
+            const double expected = std::sqrt(sqErr / sqNorm);
+            QVERIFY2(std::fabs(c.relErr - expected) <= 1e-12 * expected,
+                     (u.name + " " + candidateLabel(c)).c_str());
+            if (c.rounding->name == "range") {
+                const auto* rtn = u.candidate(c.scheme, &rtnRounding());
+                QVERIFY(rtn);
+                QVERIFY2(c.relErr <= rtn->relErr * (1 + 1e-9), (u.name + " " + candidateLabel(c)).c_str());
+            }
+            ++checked;
+        }
+    }
+    QVERIFY(checked >= 20);
+}
+
+void TestBudgetAllocator::roundingLowersTheErrorAtThePresetBudget()
+{
+    // With rounding free, the frontier at the preset's bytes is lower than with rtn only; the allocation is
+    // an ordinary plan whose modules carry the chosen rounding, and its export verifies (each method
+    // recomputed) with one config group per (scheme, rounding).
+    const auto checkpoint = Checkpoint::open(m_drafts["laguna-dflash"]);
+    const auto infos = infosOf(checkpoint);
+    const auto base = makePlan(checkpoint.config(), infos, {});
+    SweepOptions rtnOnly;
+    rtnOnly.candidates = parseCandidates("W4A16,W4A16:g64,W8A16");
+    rtnOnly.threads = 2;
+    auto rounded = rtnOnly;
+    rounded.roundings = parseRoundingCandidates("mse,range");
+    auto plainSweep = sweepCheckpoint(checkpoint, rtnOnly);
+    auto roundedSweep = sweepCheckpoint(checkpoint, rounded);
+    const BudgetAllocator plain(plainSweep, std::vector<double>(plainSweep.units.size(), 1.0));
+    const BudgetAllocator free(roundedSweep, std::vector<double>(roundedSweep.units.size(), 1.0));
+    const auto preset = free.evaluate(base);
+    QVERIFY(preset.has_value());
+    const auto before = plain.allocate(base.sizes.streamedAfter);
+    const auto after = free.allocate(base.sizes.streamedAfter);
+    QVERIFY(before && after);
+    QVERIFY(after->point.streamedBytes <= base.sizes.streamedAfter);
+    QVERIFY2(
+        after->point.weightedError < 0.95 * before->point.weightedError,
+        (std::to_string(after->point.weightedError) + " vs " + std::to_string(before->point.weightedError))
+            .c_str());
+    QVERIFY(!after->roundingRules.empty());
+
+    const auto plan = makeAllocationPlan(checkpoint.config(), infos, free, *after);
+    QVERIFY2(plan.errors.empty(), plan.errors.empty() ? "" : plan.errors.front().c_str());
+    std::set<std::string> methods;
+    for (const auto& choice : after->units) {
+        for (const auto& m : free.sweep().units[choice.unit].modules) {
+            const auto* planned = plan.findModule(m);
+            QCOMPARE(planned->scheme, choice.scheme);
+            if (choice.scheme->quantizes()) {
+                QCOMPARE(planned->rounding, choice.rounding);
+                methods.insert(std::string(choice.rounding->name));
+            }
+        }
+    }
+    // The allocator spends the freedom: some unit rounds by a searching method (which one is the data's).
+    QVERIFY(methods.count("mse") + methods.count("range") > 0);
+    const auto evaluated = free.evaluate(plan);
+    QVERIFY(evaluated.has_value());
+    QCOMPARE(evaluated->weightedError, after->point.weightedError);
+
+    const fs::path out = fs::path(m_dir.path().toStdString()) / "allocated-rounding";
+    exportCheckpoint(checkpoint, plan, {out});
+    const auto report = verifyExport(checkpoint, Checkpoint::open(out), {});
+    QVERIFY2(report.ok(), report.summary().c_str());
+    std::set<std::string> observers;
+    for (const auto& [name, group] :
+         Checkpoint::open(out).config()["quantization_config"]["config_groups"].items()) {
+        observers.insert(group["weights"]["observer"].get<std::string>());
+    }
+    QCOMPARE(observers.count("memoryless_mse"), methods.count("mse"));
+}
+
+void TestBudgetAllocator::roundingRulesPinUnits()
+{
+    // A unit a --rounding rule of the user names keeps that rounding whatever the scheme; the others are
+    // free.
+    const auto checkpoint = Checkpoint::open(m_drafts["glm-dspark"]);
+    SweepOptions options;
+    options.candidates = parseCandidates("W4A16,W8A16");
+    options.roundings = parseRoundingCandidates("range");
+    options.plan.roundings = {"re:.*\\.down_proj$=mse"};
+    options.threads = 2;
+    const auto sweep = sweepCheckpoint(checkpoint, options);
+    int pinned = 0;
+    for (const auto& u : sweep.units) {
+        const bool down = u.leaf == "down_proj";
+        QCOMPARE(!u.roundingPinnedBy.empty(), down);
+        for (const auto& c : u.candidates) {
+            if (c.scheme->quantizes()) {
+                QVERIFY(down ? c.rounding->name == "mse" : c.rounding->name != "mse");
+            }
+        }
+        pinned += down ? 1 : 0;
+    }
+    QVERIFY(pinned > 0);
+    const BudgetAllocator allocator(sweep, std::vector<double>(sweep.units.size(), 1.0));
+    const auto a = allocator.atFrontier(allocator.frontier().size() - 1);
+    for (const auto& rule : a.roundingRules) {
+        QVERIFY2(rule.find("down_proj") == std::string::npos, rule.c_str());
+    }
+    const auto plan = makeAllocationPlan(checkpoint.config(), infosOf(checkpoint), allocator, a);
+    QVERIFY2(plan.errors.empty(), plan.errors.empty() ? "" : plan.errors.front().c_str());
+}
+
+void TestBudgetAllocator::cliRoundingCandidates()
+{
+    const auto path = m_drafts["glm-dspark"].string();
+    const auto planFile = fs::path(m_dir.path().toStdString()) / "rounded-plan.json";
+    const auto run = runCli({"plan", path, "--budget", "preset", "--candidates", "W4A16,W4A16:g64",
+                             "--rounding-candidates", "mse,range", "--compare-preset", "--json",
+                             "--save-plan", planFile.string()});
+    QVERIFY2(run.exitCode == 0, run.err.c_str());
+    const auto p = nlohmann::json::parse(run.out);
+    const auto& a = p["allocation"];
+    QVERIFY(a["preset_comparison"]["error_ratio_same_budget"].get<double>() < 0.99);
+    QVERIFY(!a["rounding_rules"].empty());
+    std::map<std::string, std::string> unitRounding;
+    for (const auto& u : a["units"]) {
+        for (const auto& m : u["modules"]) {
+            unitRounding[m.get<std::string>()] = u["rounding"].get<std::string>();
+        }
+    }
+    int compared = 0;
+    for (const auto& m : p["modules"]) {
+        const auto it = unitRounding.find(m["name"].get<std::string>());
+        if (it != unitRounding.end() && m["decision"] == "quantize") {
+            QCOMPARE(m["rounding"].get<std::string>(), it->second);
+            ++compared;
+        }
+    }
+    QVERIFY(compared > 0);
+    // The saved plan reproduces the allocation with its rules alone, and records what was searched.
+    const auto saved = nlohmann::json::parse(readFile(planFile));
+    QVERIFY(saved["roundings"] == a["rounding_rules"]);
+    QVERIFY(saved["budget"]["rounding_candidates"] == nlohmann::json({"mse", "range"}));
+    const auto again = runCli({"plan", path, "--plan-file", planFile.string(), "--json"});
+    QVERIFY2(again.exitCode == 0, again.err.c_str());
+    QVERIFY(nlohmann::json::parse(again.out)["streamed_after"] == p["streamed_after"]);
+
+    const auto bad = runCli({"plan", path, "--budget", "preset", "--rounding-candidates", "gptq"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.find("unknown rounding method 'gptq'") != std::string::npos);
+    const auto noBudget = runCli({"plan", path, "--rounding-candidates", "mse"});
+    QCOMPARE(noBudget.exitCode, 2);
+    const auto sweep =
+        runCli({"sweep", path, "--candidates", "W4A16", "--rounding-candidates", "mse", "--json"});
+    QVERIFY2(sweep.exitCode == 0, sweep.err.c_str());
+    const auto s = nlohmann::json::parse(sweep.out);
+    QVERIFY(s["roundings"] == nlohmann::json({"rtn", "mse"}));
 }
 
 QTEST_GUILESS_MAIN(TestBudgetAllocator)

@@ -426,6 +426,75 @@ class TestGuiBudget : public QObject
         }
     }
 
+    // "Also search rounding" sweeps every candidate under mse and range too: a frontier point's plan carries
+    // the chosen rounding per unit as --rounding rules, the budget record names the methods searched, and the
+    // module table and the tensors view show the error of the planned (scheme, rounding).
+    void searchRoundingAppliesRoundingRules()
+    {
+        MainWindow window(quiet());
+        QVERIFY(openAndWait(window, m_draft));
+        BudgetPanel* panel = window.budgetPanel();
+        QVERIFY(!panel->searchRoundingBox()->isChecked()); // a plain sweep stays as fast as before
+        panel->searchRoundingBox()->setChecked(true);
+        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
+        panel->startSweep();
+        QVERIFY(finished.wait(120000));
+        QVERIFY(panel->sweep());
+        QCOMPARE(panel->sweep()->roundings.size(), std::size_t(3));
+
+        // The point within the preset's bytes: same bytes, lower error, some unit rounded by a search.
+        const auto* preset = window.planController()->exportablePlan();
+        QVERIFY(preset);
+        const auto index = panel->allocator()->bestWithin(preset->sizes.streamedAfter);
+        QVERIFY(index.has_value());
+        panel->applyPoint(static_cast<int>(*index));
+        const auto allocation = panel->allocator()->atFrontier(*index);
+        QVERIFY(!allocation.roundingRules.empty());
+        const auto options = window.planController()->planOptions();
+        for (const auto& rule : allocation.roundingRules) {
+            QVERIFY2(std::find(options.roundings.begin(), options.roundings.end(), rule) !=
+                         options.roundings.end(),
+                     rule.c_str());
+        }
+        QVERIFY(options.budget.has_value());
+        QCOMPARE(options.budget->roundingCandidates, (std::vector<std::string>{"mse", "range"}));
+
+        const auto* plan = window.planController()->exportablePlan();
+        QVERIFY(plan);
+        PlanModuleModel* model = window.planTab()->moduleModel();
+        int searched = 0;
+        for (const auto& choice : allocation.units) {
+            const auto& unit = panel->sweep()->units[choice.unit];
+            for (const auto& name : unit.modules) {
+                const auto* m = plan->findModule(name);
+                QVERIFY(m);
+                QCOMPARE(m->scheme, choice.scheme);
+                if (!choice.scheme->quantizes()) {
+                    continue;
+                }
+                QCOMPARE(m->rounding, choice.rounding);
+                const auto shown = model->relError(model->rowOf(QString::fromStdString(name)));
+                QVERIFY2(shown, name.c_str());
+                QCOMPARE(*shown, unit.candidate(choice.scheme, choice.rounding)->relErr);
+                if (choice.rounding != &rtnRounding()) {
+                    ++searched;
+                    const QModelIndex cell = static_cast<TensorItemModel*>(window.tensorsView()->flatModel())
+                                                 ->indexOfTensor(QString::fromStdString(m->weightTensor))
+                                                 .siblingAtColumn(TensorColumns::RelError);
+                    QCOMPARE(cell.data(TensorColumns::SortRole).toDouble(),
+                             unit.candidate(choice.scheme, choice.rounding)->relErr);
+                }
+            }
+        }
+        QVERIFY(searched > 0);
+        // The changes table names the rounding a unit took.
+        bool named = false;
+        for (int row = 0; row < panel->changesTable()->rowCount(); ++row) {
+            named = named || panel->changesTable()->item(row, 2)->text().contains(QStringLiteral(" · "));
+        }
+        QVERIFY(named);
+    }
+
     void cancelAndReopen()
     {
         MainWindow window(quiet());

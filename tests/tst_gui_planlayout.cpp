@@ -1,6 +1,7 @@
 // The Plan tab's layout at the default window size (issue #25, point 4): in a 1200×700 window every entry
-// list (targets, ignore, scheme rules) shows five rows and the lint four, the modules table keeps room, and
-// the summary is a compact table whose rows are all in view.
+// list (targets, ignore, scheme rules, and the rounding rules behind the rules editor's second tab) shows
+// five rows and the lint four, the modules table keeps room, and the summary is a compact table whose rows
+// are all in view.
 #include "guitesthelpers.h"
 #include "views/plan/lintmodel.h"
 #include "views/plan/plancontroller.h"
@@ -15,6 +16,7 @@
 #include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -149,6 +151,39 @@ class TestGuiPlanLayout : public QObject
                          qPrintable(u"'%1' is elided"_s.arg(item->text())));
             }
         }
+        // The scheme and rounding rules share the third editor: both tab names whole with their counts, and
+        // the rounding rules keep five rows too.
+        PlanEntryEditor* rules = tab->schemesEditor();
+        QTabBar* tabs = rules->tabBar();
+        QVERIFY(tabs && tabs->isVisible());
+        for (const QString& rule :
+             {u"re:.*down_proj$=mse"_s, u"re:.*up_proj$=range"_s, u"re:.*gate_proj$=mse"_s,
+              u"re:.*\\.fc$=range"_s, u"re:.*never_rounded$=mse"_s}) {
+            controller->addEntry(PlanList::Roundings, rule);
+        }
+        controller->recomputeNow();
+        rules->setCurrentList(PlanList::Roundings);
+        QApplication::processEvents();
+        QCOMPARE(window.size(), QSize(1200, 700));
+        for (int i = 0; i < tabs->count(); ++i) {
+            QVERIFY2(tabs->rect().contains(tabs->tabRect(i)),
+                     qPrintable(u"'%1' ends at %2 of %3 px"_s.arg(tabs->tabText(i))
+                                    .arg(tabs->tabRect(i).right())
+                                    .arg(tabs->width())));
+        }
+        QTableView* roundings = rules->view();
+        QCOMPARE(roundings->objectName(), u"roundingEntries"_s);
+        QVERIFY(roundings->isVisible());
+        QVERIFY2(fullyVisibleRows(roundings) >= 5, qPrintable(describe(roundings)));
+        // The default scheme and rounding choosers on the top line are not squeezed.
+        for (QWidget* input : std::initializer_list<QWidget*>{tab->defaultSchemeBox(), tab->roundingBox()}) {
+            QVERIFY(input->isVisible());
+            QVERIFY2(input->width() >= input->sizeHint().width(),
+                     qPrintable(u"%1: %2 of %3 px"_s.arg(input->objectName())
+                                    .arg(input->width())
+                                    .arg(input->sizeHint().width())));
+        }
+
         // The timing inputs beside the table get their full width.
         for (QWidget* input : std::initializer_list<QWidget*>{tab->summaryBar()->drafterMsInput(),
                                                               tab->summaryBar()->cycleMsInput(),

@@ -794,6 +794,12 @@ void TestPlan::commandLine()
         "--preset", "glm-dspark",      "--target", "Linear", "--ignore", "re:.*\\.fc$", "--ignore",
         "lm_head",  "--target-layers", "78",       "--bits", "8",        "--group",     "-1"};
     QCOMPARE(planArguments(options), expected);
+    // Rounding travels too: a copied command must not quietly fall back to rtn.
+    PlanOptions rounded;
+    rounded.rounding = "mse";
+    rounded.roundings = {"re:.*down_proj=range"};
+    const std::vector<std::string> roundedExpected{"--rounding", "mse", "--rounding", "re:.*down_proj=range"};
+    QCOMPARE(planArguments(rounded), roundedExpected);
     QCOMPARE(shellQuote("model.layers.3.mlp"), std::string("model.layers.3.mlp"));
     QCOMPARE(shellQuote("re:.*\\.fc$"), std::string("'re:.*\\.fc$'"));
     QCOMPARE(shellQuote("it's"), std::string("'it'\\''s'"));

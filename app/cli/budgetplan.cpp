@@ -55,7 +55,7 @@ std::vector<std::string> alphaRules(const Args& args)
 const std::vector<std::string>& budgetOptionNames()
 {
     static const std::vector<std::string> names{"budget", "budget-file", "budget-ms", "candidates",
-                                                "alpha",  "alpha-from",  "threads"};
+                                                "alpha",  "alpha-from",  "threads",   "rounding-candidates"};
     return names;
 }
 
@@ -73,7 +73,7 @@ bool budgetRequested(const Args& args)
         throw UsageError("--budget, --budget-file and --budget-ms exclude each other");
     }
     if (given == 0) {
-        for (const auto& name : {"candidates", "alpha", "alpha-from"}) {
+        for (const auto& name : {"candidates", "rounding-candidates", "alpha", "alpha-from"}) {
             if (args.value(name)) {
                 throw UsageError(std::string("--") + name + " needs --budget, --budget-file or --budget-ms");
             }
@@ -96,6 +96,9 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     try {
         if (const auto list = args.value("candidates")) {
             sweepOptions.candidates = parseCandidates(*list);
+        }
+        if (const auto list = args.value("rounding-candidates")) {
+            sweepOptions.roundings = parseRoundingCandidates(*list);
         }
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
@@ -157,6 +160,9 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
             record.candidates.emplace_back(scheme->name);
         }
     }
+    for (const auto* method : sweepOptions.roundings) {
+        record.roundingCandidates.emplace_back(method->name);
+    }
     out.options.budget = std::move(record);
     const auto& s = allocator.sweep();
     auto predictedMs = [&](std::uint64_t streamed) -> std::optional<double> {
@@ -186,12 +192,14 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
         j["units"].push_back({{"name", unit.name},
                               {"modules", unit.modules},
                               {"scheme", choice.scheme->name},
+                              {"rounding", choice.rounding->name},
                               {"alpha", choice.alpha},
                               {"rel_err", choice.relErr},
                               {"fixed", unit.fixed()},
                               {"fixed_reason", unit.fixedReason}});
     }
     j["rules"] = allocation->rules;
+    j["rounding_rules"] = allocation->roundingRules;
     j["frontier"] = nlohmann::ordered_json::array();
     for (const auto& p : allocator.frontier()) {
         j["frontier"].push_back(pointJson(p));
@@ -214,11 +222,13 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     if (const auto ms = predictedMs(allocation->point.streamedBytes)) {
         text << "  predicted drafter time: " << formatFixed(*ms, 3) << " ms\n";
     }
-    Table units({"unit", "scheme", "alpha", "rel_err", "note"});
+    Table units({"unit", "scheme", "rounding", "alpha", "rel_err", "note"});
     for (const auto& choice : allocation->units) {
         const auto& unit = s.units[choice.unit];
-        units.add({unit.name, std::string(choice.scheme->name), formatFixed(choice.alpha, 2),
-                   formatFixed(choice.relErr, 5), unit.fixedReason});
+        const auto note = unit.fixed() ? unit.fixedReason : unit.roundingPinnedBy;
+        units.add({unit.name, std::string(choice.scheme->name),
+                   choice.scheme->quantizes() ? std::string(choice.rounding->name) : "-",
+                   formatFixed(choice.alpha, 2), formatFixed(choice.relErr, 5), note});
     }
     units.print(text);
 
@@ -244,6 +254,10 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
             return kind == BudgetKind::Streamed ? p.streamedBytes : p.bytes;
         };
         const bool bytesOk = sameError && costOf(allocator.frontier()[*sameError]) <= presetCost;
+        if (sameBudget && preset->weightedError > 0) {
+            c["error_ratio_same_budget"] =
+                allocator.frontier()[*sameBudget].weightedError / preset->weightedError;
+        }
         c["error_no_larger"] = errorOk;
         c["bytes_no_more"] = bytesOk;
         j["preset_comparison"] = c;
@@ -261,6 +275,11 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
             row("allocator, same E", allocator.frontier()[*sameError]);
         }
         t.print(text);
+        if (sameBudget && preset->weightedError > 0) {
+            text << "  E at the preset's budget: "
+                 << formatFixed(allocator.frontier()[*sameBudget].weightedError / preset->weightedError, 3)
+                 << "x the preset's\n";
+        }
         text << "  E no larger at the preset's budget: " << (errorOk ? "yes" : "NO")
              << "; no more bytes for the preset's E: " << (bytesOk ? "yes" : "NO") << "\n";
     }

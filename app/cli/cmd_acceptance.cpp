@@ -84,13 +84,16 @@ int runAcceptance(const std::vector<std::string>& argv)
     job.quantized = args.value("quantized", "");
     bool planGiven = false;
     for (const auto& name : planOptionNames()) {
-        planGiven = planGiven || args.value(name).has_value();
+        // --target names the target checkpoint here, not a plan target entry.
+        planGiven = planGiven || (name != "target" && args.value(name).has_value());
     }
     if (!job.quantized.empty() && planGiven) {
         throw UsageError("--quantized and plan options exclude each other");
     }
     if (job.quantized.empty() && !args.flag("bf16-only")) {
         job.plan = planOptionsFrom(args);
+        // planOptionsFrom appended --target as plan entries (last); here it is the target checkpoint.
+        job.plan->targets.resize(job.plan->targets.size() - args.values("target").size());
     }
     job.options.k = static_cast<int>(args.integer("k", 2, 1, 64));
     const auto anchors = args.value("anchors", "512");

@@ -1,27 +1,71 @@
 // `quantize PATH --out DIR [plan options] [card options] [--max-shard-size SIZE] [--threads N]
-// [--no-verify]`: export, model card (README.md of the output), then verify.
+// [--gptq --hidden-states FILE [--samples N] [--k N] [--target-checkpoint DIR] [--gptq-memory SIZE]]
+// [--no-verify]`: GPTQ when asked, export, model card (README.md of the output), then verify.
 #include "args.h"
 #include "backendargs.h"
 #include "cardargs.h"
 #include "command.h"
 #include "core/bench/modelcard.h"
 #include "core/export/exporter.h"
+#include "core/export/gptqcalibration.h"
 #include "core/export/verifier.h"
 #include "format.h"
 #include "planargs.h"
 #include "progressbar.h"
 
 #include <iostream>
+#include <optional>
 
 namespace spark::cli {
+
+namespace {
+
+GptqCalibrationOptions gptqOptionsFrom(const Args& args, unsigned threads)
+{
+    GptqCalibrationOptions o;
+    const auto capture = args.value("hidden-states");
+    if (!capture) {
+        throw UsageError("--gptq needs --hidden-states FILE (a capture file or hs_*.safetensors directory)");
+    }
+    o.capture = *capture;
+    // The target model's checkpoint, for drafts that share its embeddings or head (plain --target is a
+    // plan entry here).
+    o.target = args.value("target-checkpoint").value_or("");
+    o.samples = args.integer("samples", 0, 0, 100000000);
+    o.k = static_cast<int>(args.integer("k", 2, 1, 64));
+    if (const auto memory = args.value("gptq-memory")) {
+        o.memoryBytes = parseByteSize(*memory);
+    }
+    o.threads = threads;
+    o.progress = stderrProgress("gptq");
+    return o;
+}
+
+void printGptq(const GptqCalibration& gptq)
+{
+    std::cout << gptq.summary() << "\n";
+    const auto precision = std::cout.precision(4);
+    for (const auto& m : gptq.modules()) {
+        std::cout << "  " << m.name << ": output error " << m.outputError << " (RTN " << m.rtnOutputError
+                  << ", " << m.tokens << " input rows)" << (m.fellBack ? ", Cholesky failed: RTN codes" : "")
+                  << "\n";
+    }
+    for (const auto& name : gptq.skipped()) {
+        std::cout << "  " << name << ": its scheme has no GPTQ, rounded by its method\n";
+    }
+    std::cout.precision(precision);
+}
+
+} // namespace
 
 int runQuantize(const std::vector<std::string>& argv)
 {
     auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), {"out", "max-shard-size", "threads"});
+    optionNames.insert(optionNames.end(), {"out", "max-shard-size", "threads", "hidden-states", "samples",
+                                           "k", "target-checkpoint", "gptq-memory"});
     optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
     optionNames.insert(optionNames.end(), cardOptionNames().begin(), cardOptionNames().end());
-    const Args args(argv, {"no-verify"}, optionNames);
+    const Args args(argv, {"no-verify", "gptq"}, optionNames);
     args.expectPositional(1);
     const auto out = args.value("out");
     if (!out) {
@@ -29,12 +73,13 @@ int runQuantize(const std::vector<std::string>& argv)
     }
     const auto planOptions = planOptionsFrom(args);
     const auto cardOptions = cardOptionsFrom(args);
-    const auto source = Checkpoint::open(args.positional()[0]);
+    const auto sourcePtr = std::make_shared<const Checkpoint>(Checkpoint::open(args.positional()[0]));
+    const auto& source = *sourcePtr;
     std::vector<TensorInfo> infos;
     for (const auto& t : source.tensors()) {
         infos.push_back(t.info);
     }
-    const auto plan = makePlan(source.config(), infos, planOptions);
+    auto plan = makePlan(source.config(), infos, planOptions);
     if (!plan.errors.empty()) {
         for (const auto& e : plan.errors) {
             std::cerr << "sparkulator-cli quantize: plan error: " << e << "\n";
@@ -52,6 +97,14 @@ int runQuantize(const std::vector<std::string>& argv)
         options.maxShardBytes = parseByteSize(*size);
     }
     options.progress = stderrProgress("quantize");
+    std::optional<GptqCalibration> gptq;
+    if (args.flag("gptq")) {
+        gptq.emplace(calibrateGptq(sourcePtr, plan, *out, gptqOptionsFrom(args, options.threads)));
+        printGptq(*gptq);
+        options.calibrated = &gptq->weights();
+    } else if (args.value("hidden-states")) {
+        throw UsageError("--hidden-states is for --gptq here (offline acceptance: the acceptance command)");
+    }
     options.modelCard = renderModelCard(modelCardInputs(source, plan, *out, cardOptions));
     const auto result = exportCheckpoint(source, plan, options);
     std::string roundings;
@@ -59,9 +112,9 @@ int runQuantize(const std::vector<std::string>& argv)
         roundings += (roundings.empty() ? "" : " + ") + std::string(method->name);
     }
     std::cout << "quantized " << result.quantizedModules << " modules (" << plan.schemeSummary() << ", "
-              << (roundings.empty() ? std::string("rtn") : roundings) << " rounding, "
-              << backend->description() << "), copied " << result.copiedTensors << " tensors and "
-              << result.otherFiles.size() << " other files\n"
+              << (roundings.empty() ? std::string("rtn") : roundings) << " rounding"
+              << (gptq ? ", GPTQ codes" : "") << ", " << backend->description() << "), copied "
+              << result.copiedTensors << " tensors and " << result.otherFiles.size() << " other files\n"
               << "size: " << formatBytes(result.bytesBefore) << " -> " << formatBytes(result.bytesAfter)
               << " in " << result.shardFiles.size() << " file(s) at " << *out << "\n";
     if (args.flag("no-verify")) {

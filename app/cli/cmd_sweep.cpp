@@ -1,4 +1,5 @@
-// `sweep PATH [plan options] [--candidates S,S,...] [--device gb10|h200] [--threads N] [--json]`: the
+// `sweep PATH [plan options] [--candidates S,S,...] [--rounding-candidates M,M,...] [--device gb10|h200]
+// [--threads N] [--json]`: the
 // sensitivity of every decision unit to every legal candidate scheme (bytes and rel_err), the input of
 // `plan --budget`.
 #include "args.h"
@@ -15,7 +16,7 @@ namespace spark::cli {
 int runSweep(const std::vector<std::string>& argv)
 {
     auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), {"candidates", "device", "threads"});
+    optionNames.insert(optionNames.end(), {"candidates", "rounding-candidates", "device", "threads"});
     const Args args(argv, {"json"}, optionNames);
     args.expectPositional(1);
     SweepOptions options;
@@ -28,6 +29,9 @@ int runSweep(const std::vector<std::string>& argv)
     try {
         if (const auto list = args.value("candidates")) {
             options.candidates = parseCandidates(*list);
+        }
+        if (const auto list = args.value("rounding-candidates")) {
+            options.roundings = parseRoundingCandidates(*list);
         }
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());

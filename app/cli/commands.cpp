@@ -34,14 +34,18 @@ const std::vector<Command>& commands()
          "[--backend auto|cpu|cuda] [--cuda-memory SIZE] [--json]",
          runAnalyze},
         {"sweep", "rel_err and bytes of every decision unit under every legal candidate scheme, in one pass",
-         "PATH [plan options] [--candidates S,S,...] [--device gb10|h200] [--threads N] [--json]", runSweep},
+         "PATH [plan options] [--candidates S,S,...] [--rounding-candidates rtn,mse,range] [--device "
+         "gb10|h200] "
+         "[--threads N] [--json]",
+         runSweep},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time",
          "PATH [--preset P] [--target E]... [--ignore E]... [--scheme ENTRY=S]... "
          "[--rounding rtn|mse|range] [--rounding ENTRY=METHOD]... [--target-layers N] "
          "[--bits 4|8] [--group G] [--tp N] [--plan-file F] [--save-plan F] "
          "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json] "
          "[--budget SIZE|preset | --budget-file SIZE|preset | --budget-ms MS] [--candidates S,S,...] "
-         "[--alpha ENTRY=X]... [--alpha-from SENSITIVITY.json] [--compare-preset] [--threads N]",
+         "[--rounding-candidates rtn,mse,range] [--alpha ENTRY=X]... [--alpha-from SENSITIVITY.json] "
+         "[--compare-preset] [--threads N]",
          runPlan},
         {"acceptance",
          "offline acceptance of the BF16 and the quantized draft on captured target hidden states, paired",
@@ -61,6 +65,8 @@ const std::vector<Command>& commands()
          "[--group 32|64|128|-1] [--tp N] [--plan-file F] [--max-shard-size SIZE] [--threads N] "
          "[--backend auto|cpu|cuda] "
          "[--cuda-memory SIZE] "
+         "[--gptq --hidden-states FILE|DIR [--samples N] [--k K] [--target-checkpoint PATH] "
+         "[--gptq-memory SIZE]] "
          "[--no-verify] "
          "[--target-model M] [--target-precision P] [--license L] [--base-model B] [--model-name N] [--bench "
          "FILE]...",

@@ -16,6 +16,10 @@ nlohmann::ordered_json sweepSummaryJson(const SweepResult& sweep)
     for (const auto* s : sweep.candidates) {
         j["candidates"].push_back(s->name);
     }
+    j["roundings"] = nlohmann::ordered_json::array();
+    for (const auto* r : sweep.roundings) {
+        j["roundings"].push_back(r->name);
+    }
     j["device"] = sweep.device;
     return j;
 }
@@ -37,6 +41,7 @@ nlohmann::ordered_json sweepJson(const SweepResult& sweep, const std::string& pa
         nlohmann::ordered_json candidates = nlohmann::ordered_json::array();
         for (const auto& c : u.candidates) {
             candidates.push_back({{"scheme", c.scheme->name},
+                                  {"rounding", c.rounding->name},
                                   {"streamed_bytes", c.streamedBytes},
                                   {"bytes", c.bytes},
                                   {"rel_err", std::isfinite(c.relErr) ? nlohmann::ordered_json(c.relErr)
@@ -45,6 +50,8 @@ nlohmann::ordered_json sweepJson(const SweepResult& sweep, const std::string& pa
         j["units"].push_back({{"name", u.name},
                               {"modules", u.modules},
                               {"base_scheme", u.baseScheme->name},
+                              {"base_rounding", u.baseRounding->name},
+                              {"rounding_pinned_by", u.roundingPinnedBy},
                               {"fixed", u.fixed()},
                               {"fixed_reason", u.fixedReason},
                               {"candidates", candidates},
@@ -62,6 +69,11 @@ void printSweep(const SweepResult& sweep, const std::string& path, std::ostream&
         out << (i ? ", " : "") << sweep.candidates[i]->name;
     }
     out << (sweep.device.empty() ? "" : " (kernels on " + sweep.device + ")") << "\n"
+        << "roundings:  ";
+    for (std::size_t i = 0; i < sweep.roundings.size(); ++i) {
+        out << (i ? ", " : "") << sweep.roundings[i]->name;
+    }
+    out << "\n"
         << "measured:   " << formatBytes(sweep.bytesMeasured) << " in " << formatFixed(sweep.seconds, 2)
         << " s ("
         << formatFixed(
@@ -70,10 +82,11 @@ void printSweep(const SweepResult& sweep, const std::string& path, std::ostream&
     Table table({"unit", "scheme", "streamed", "bytes", "rel_err", "note"});
     for (const auto& u : sweep.units) {
         for (const auto& c : u.candidates) {
-            table.add(
-                {u.name, std::string(c.scheme->name), formatBytes(c.streamedBytes), formatBytes(c.bytes),
-                 std::isfinite(c.relErr) ? formatFixed(c.relErr, 5) : "inf",
-                 c.scheme == u.baseScheme ? (u.fixed() ? u.fixedReason : "plan without a budget") : ""});
+            table.add({u.name, candidateLabel(c), formatBytes(c.streamedBytes), formatBytes(c.bytes),
+                       std::isfinite(c.relErr) ? formatFixed(c.relErr, 5) : "inf",
+                       c.scheme == u.baseScheme && (!c.scheme->quantizes() || c.rounding == u.baseRounding)
+                           ? (u.fixed() ? u.fixedReason : "plan without a budget")
+                           : ""});
         }
     }
     table.print(out);

@@ -11,8 +11,8 @@ namespace spark::cli {
 nlohmann::ordered_json sweepSummaryJson(const SweepResult& sweep);
 
 /// @brief The whole sweep for `sweep --json`: the summary plus `units[]` with `name`, `modules[]`,
-/// `candidates[]` (`scheme`, `streamed_bytes`, `bytes`, `rel_err`), whether the unit is fixed and why, and
-/// the candidates left out.
+/// `candidates[]` (`scheme`, `rounding`, `streamed_bytes`, `bytes`, `rel_err`), whether the unit is fixed and
+/// why, and the candidates left out.
 nlohmann::ordered_json sweepJson(const SweepResult& sweep, const std::string& path);
 
 /// @brief One row per unit and candidate.

@@ -214,6 +214,13 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
                                  "); vLLM ignores the observer, compare recomputes it",
                              "rounding.md §1.1");
             }
+            if (g < config.read.groups.size() && config.read.groups[g].gptq) {
+                findings.add("weights-gptq", LintSeverity::Info, {name},
+                             name + ": codes solved by GPTQ from a capture (" + std::string(kCodesKwarg) +
+                                 " in observer_kwargs, which vLLM ignores); verify recomputes the scales, "
+                                 "compare measures the error",
+                             "rounding.md §2");
+            }
         }
     }
     const std::string expectedTop = formats.size() > 1 ? "mixed-precision"

@@ -229,7 +229,7 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
     for (const auto& om : outputView.modules) {
         const auto* sm = sourceView.find(om.module.name);
         const auto* weight = sm && !sm->quantizedOnDisk ? source.find(sm->module.weightTensor) : nullptr;
-        if (om.productScheme && om.productScheme->quantizes() && om.rounding && weight &&
+        if (om.productScheme && om.productScheme->quantizes() && om.rounding && !om.gptq && weight &&
             weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype) &&
             weight->info.shape == std::vector<std::uint64_t>{om.module.outFeatures, om.module.inFeatures}) {
             requestOf[om.module.name] = requests.size();
@@ -312,7 +312,9 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         std::unique_ptr<BitExactCheck> exact;
         c.rounding = om.rounding ? std::string(om.rounding->name) : std::string();
         const auto request = requestOf.find(om.module.name);
-        if (weight && om.productScheme && om.productScheme->quantizes() && !om.rounding) {
+        if (weight && om.gptq) {
+            c.detail = "GPTQ codes, solved from a capture: only its error is measured";
+        } else if (weight && om.productScheme && om.productScheme->quantizes() && !om.rounding) {
             c.detail = "its config group's observer records a rounding Sparkulator does not recompute: only "
                        "its error is measured";
         } else if (request != requestOf.end() && !contexts[request->second].error.empty()) {

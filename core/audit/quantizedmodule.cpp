@@ -163,6 +163,7 @@ QuantizedCheckpoint recogniseCheckpoint(const Checkpoint& checkpoint, std::optio
             m.productScheme = m.layout.issues.empty() ? args.scheme : nullptr;
             if (static_cast<std::size_t>(m.layoutGroup) < view.config.read.groups.size()) {
                 m.rounding = view.config.read.groups[static_cast<std::size_t>(m.layoutGroup)].rounding;
+                m.gptq = view.config.read.groups[static_cast<std::size_t>(m.layoutGroup)].gptq;
             }
             m.scheme = args.describe();
             m.weightBytes = m.layout.storedBytes;

@@ -46,7 +46,8 @@ struct AuditedModule
     /// The rounding its config group's observer records (roundingOfWeights()); nullptr when not quantized,
     /// without a group, or for an observer Sparkulator does not recompute.
     const RoundingMethod* rounding = nullptr;
-    std::string scheme;            ///< "W4A16", "BF16", "int3 sym group 128 (pack-quantized)"
+    bool gptq = false;  ///< its config group marks GPTQ codes (ConfigGroup::gptq): not recomputable
+    std::string scheme; ///< "W4A16", "BF16", "int3 sym group 128 (pack-quantized)"
     std::uint64_t weightBytes = 0; ///< bytes of the weight's tensors (bias excluded)
     double bitsPerWeight = 0;      ///< weightBytes · 8 / (out · in); 0 when unknown
 

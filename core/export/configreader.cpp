@@ -43,13 +43,27 @@ const WeightScheme* schemeOfGroup(const nlohmann::json& group)
     return nullptr;
 }
 
+bool gptqCodesOfWeights(const nlohmann::json& weights)
+{
+    if (!weights.is_object() || !weights.contains("observer_kwargs") ||
+        !weights["observer_kwargs"].is_object()) {
+        return false;
+    }
+    const auto& kwargs = weights["observer_kwargs"];
+    const std::string key(kCodesKwarg);
+    return kwargs.contains(key) && kwargs[key] == "gptq";
+}
+
 const RoundingMethod* roundingOfWeights(const nlohmann::json& weights)
 {
     if (!weights.is_object()) {
         return nullptr;
     }
     const auto observer = weights.value("observer", nlohmann::json());
-    const auto kwargs = weights.value("observer_kwargs", nlohmann::json::object());
+    auto kwargs = weights.value("observer_kwargs", nlohmann::json::object());
+    if (kwargs.is_object()) {
+        kwargs.erase(std::string(kCodesKwarg)); // how the codes were solved, not how the range was chosen
+    }
     if (!kwargs.is_object() || (!observer.is_null() && !observer.is_string())) {
         return nullptr;
     }
@@ -110,6 +124,7 @@ ReadQuantConfig readQuantizationConfig(const nlohmann::json& config)
         const auto weights =
             group.is_object() ? group.value("weights", nlohmann::json::object()) : nlohmann::json();
         parsed.rounding = roundingOfWeights(weights);
+        parsed.gptq = gptqCodesOfWeights(weights);
         for (const char* forbidden : {"scale_dtype", "zp_dtype"}) {
             if (weights.is_object() && weights.contains(forbidden)) {
                 read.problems.push_back(name + ": weights has '" + forbidden +

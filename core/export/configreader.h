@@ -28,6 +28,9 @@ const WeightScheme* schemeOfGroup(const nlohmann::json& group);
 /// observer_kwargs; nullptr for anything else (another observer, non-default kwargs).
 const RoundingMethod* roundingOfWeights(const nlohmann::json& weights);
 
+/// @brief True when a group's `weights.observer_kwargs` mark its codes as solved by GPTQ (kCodesKwarg).
+bool gptqCodesOfWeights(const nlohmann::json& weights);
+
 /// @brief Reads @p config's quantization_config (a config.json object). A missing or malformed config is a
 /// problem, never an exception.
 ReadQuantConfig readQuantizationConfig(const nlohmann::json& config);

@@ -71,14 +71,29 @@ void addQuantizedModule(const Checkpoint& source, const PlannedModule& module, c
     }
 }
 
+const CalibratedWeights::Module* calibratedModule(const CalibratedWeights* calibrated,
+                                                  const std::string& name)
+{
+    if (!calibrated) {
+        return nullptr;
+    }
+    const auto it = calibrated->modules.find(name);
+    return it == calibrated->modules.end() ? nullptr : &it->second;
+}
+
 /// Per quantized module, what its codec needs beyond its rows: the ranges its rounding method searched, and
 /// NVFP4's global scale over the module's whole fused set (every module sharing its vLLM name,
 /// schemes-spec §3.4.1). The search reads every searched weight once before any byte is written; it
 /// reports no bytes written but honours a cancel.
 std::map<std::string, SchemeContext> schemeContexts(const Checkpoint& source, const QuantPlan& plan,
-                                                    unsigned threads, const ProgressFn& progress)
+                                                    const CalibratedWeights* calibrated, unsigned threads,
+                                                    const ProgressFn& progress)
 {
-    const auto quantized = plan.quantizedModules();
+    auto quantized = plan.quantizedModules();
+    if (calibrated) { // their contexts came with the solved weights
+        std::erase_if(quantized,
+                      [&](const PlannedModule* m) { return calibratedModule(calibrated, m->name); });
+    }
     std::vector<ContextRequest> requests;
     for (const auto* m : quantized) {
         requests.push_back({&plannedWeight(source, *m), m->scheme, m->rounding, m->vllmName});
@@ -135,9 +150,13 @@ ExportResult exportCheckpoint(const Checkpoint& source, const QuantPlan& plan, c
     result.bytesBefore = source.totalBytes();
     std::set<std::string> replaced; // source tensors that quantized modules replace
     std::vector<PlannedTensor> tensors;
-    const auto contexts = schemeContexts(source, plan, threads, options.progress);
+    const auto contexts = schemeContexts(source, plan, options.calibrated, threads, options.progress);
     for (const auto* module : plan.quantizedModules()) {
-        addQuantizedModule(source, *module, contexts.at(module->name), backend, threads, tensors);
+        if (const auto* solved = calibratedModule(options.calibrated, module->name)) {
+            addQuantizedModule(*solved->file, *module, solved->context, backend, threads, tensors);
+        } else {
+            addQuantizedModule(source, *module, contexts.at(module->name), backend, threads, tensors);
+        }
         replaced.insert(module->weightTensor);
         ++result.quantizedModules;
     }

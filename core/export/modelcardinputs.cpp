@@ -83,33 +83,44 @@ std::string schemeDetail(const QuantPlan& plan)
 }
 
 /// How the scales were chosen, when not all by round-to-nearest: which method rounds how many modules,
-/// what it is, and what the config records for it ("" for an all-rtn plan).
+/// what it is, and what the config records for it; then how the codes were found ("" for a plain RTN plan).
 std::string roundingDetail(const QuantPlan& plan)
 {
     const auto used = plan.roundingsUsed();
-    if (used.empty() || (used.size() == 1 && used.front() == &rtnRounding())) {
-        return {};
-    }
-    std::string detail = "; scales chosen by";
-    for (const auto* method : used) {
-        const auto modules =
-            std::count_if(plan.modules.begin(), plan.modules.end(), [&](const PlannedModule& m) {
-                return m.decision == PlanDecision::Quantize && m.rounding == method;
-            });
-        detail += std::string(detail.back() == 'y' ? " " : ", ") + std::string(method->name) +
-                  " rounding for " + std::to_string(modules) + (modules == 1 ? " module" : " modules");
-        if (method->name == "mse") {
-            detail += " (llm-compressor's memoryless_mse observer, bit for bit; the config group records "
-                      "\"observer\": \"memoryless_mse\")";
-        } else if (!method->ctExact) {
-            detail +=
-                " (a Sparkulator-defined range search: no llm-compressor observer computes it; the config "
-                "group records \"observer\": \"minmax\" with observer_kwargs {\"" +
-                std::string(kRoundingKwarg) + "\": \"" + std::string(method->name) +
-                "\"}, which vLLM ignores)";
+    const bool gptq =
+        std::any_of(plan.groups.begin(), plan.groups.end(), [](const ConfigGroup& g) { return g.gptq; });
+    std::string detail;
+    if (!used.empty() && (used.size() > 1 || used.front() != &rtnRounding())) {
+        detail = "; scales chosen by";
+        for (const auto* method : used) {
+            const auto modules =
+                std::count_if(plan.modules.begin(), plan.modules.end(), [&](const PlannedModule& m) {
+                    return m.decision == PlanDecision::Quantize && m.rounding == method;
+                });
+            detail += std::string(detail.back() == 'y' ? " " : ", ") + std::string(method->name) +
+                      " rounding for " + std::to_string(modules) + (modules == 1 ? " module" : " modules");
+            if (method->name == "mse") {
+                detail += " (llm-compressor's memoryless_mse observer, bit for bit; the config group records "
+                          "\"observer\": \"memoryless_mse\")";
+            } else if (!method->ctExact) {
+                detail += " (a Sparkulator-defined range search: no llm-compressor observer computes it; the "
+                          "config "
+                          "group records \"observer\": \"minmax\" with observer_kwargs {\"" +
+                          std::string(kRoundingKwarg) + "\": \"" + std::string(method->name) +
+                          "\"}, which vLLM ignores)";
+            }
         }
     }
-    return detail + "; codes are round-to-nearest under those scales, in the same tensors vLLM loads";
+    if (gptq) {
+        return detail +
+               "; the codes of the integer-scheme modules were solved by GPTQ from captured target hidden "
+               "states (llm-compressor's algorithm: 1% damping, blocks of 128 columns, scales from the "
+               "original weights, \"actorder\": null, no g_idx; observer_kwargs {\"" +
+               std::string(kCodesKwarg) + "\": \"gptq\"} marks them, vLLM ignores it)";
+    }
+    return detail.empty() ? detail
+                          : detail + "; codes are round-to-nearest under those scales, in the same tensors "
+                                     "vLLM loads";
 }
 
 } // namespace

@@ -22,7 +22,10 @@ nlohmann::json quantizationConfig(const QuantPlan& plan)
         auto weights = scheme.weightsConfig();
         weights["observer"] = rounding.observer;
         if (!rounding.ctExact) {
-            weights["observer_kwargs"] = {{std::string(kRoundingKwarg), rounding.name}};
+            weights["observer_kwargs"][std::string(kRoundingKwarg)] = rounding.name;
+        }
+        if (groups[i].gptq) {
+            weights["observer_kwargs"][std::string(kCodesKwarg)] = "gptq";
         }
         configGroups["group_" + std::to_string(i)] = {
             {"format", scheme.format},

@@ -60,6 +60,7 @@ struct QuantizedModule
     const CheckpointTensor* weight = nullptr;
     const WeightScheme* scheme = nullptr;
     const RoundingMethod* rounding = nullptr; ///< the method the config group's observer records
+    bool gptq = false;                        ///< codes solved from a capture: only the scales recompute
     SchemeContext context;
     bool contextFailed = false; ///< the search or absmax met a NaN/Inf (reported already)
 };
@@ -168,7 +169,7 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
         while (const auto block = reader.next()) {
             codec.encode(*block, q.context, parts, backend, threads);
             for (std::size_t i = 0; i < tensors.size(); ++i) {
-                if (tensors[i].rowsPerEntry == 0) {
+                if (tensors[i].rowsPerEntry == 0 || (q.gptq && tensors[i].suffix == "weight_packed")) {
                     continue;
                 }
                 const auto [offset, size] = tensors[i].rowRange(block->firstRow, block->rowCount);
@@ -189,7 +190,7 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
         check.require(false, q.module->name, e.what());
         return;
     }
-    ++report.bitExactModules;
+    ++(q.gptq ? report.gptqModules : report.bitExactModules);
 }
 
 /// The modules of @p plan quantized in @p output with their schemes; NVFP4 contexts from each fused set.
@@ -224,7 +225,7 @@ std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Ch
                                roundingMethodNames() + ")")) {
             continue;
         }
-        out.push_back({&module, weight, group->scheme, group->rounding, {}, false});
+        out.push_back({&module, weight, group->scheme, group->rounding, group->gptq, {}, false});
     }
     // The searched ranges and NVFP4's global scale per fused set, exactly as the exporter computes them.
     std::vector<ContextRequest> requests;
@@ -291,6 +292,7 @@ void checkIgnoreList(const Checkpoint& output, const QuantPlan& plan, const Read
 std::string VerifyReport::summary() const
 {
     return "verify: " + std::to_string(bitExactModules) + " modules bit-exact, " +
+           (gptqModules ? std::to_string(gptqModules) + " GPTQ modules with bit-exact scales, " : "") +
            std::to_string(copiedTensors) + " tensors copied, " + std::to_string(problems.size()) +
            " problems";
 }

@@ -30,12 +30,15 @@ struct VerifyOptions
 struct VerifyReport
 {
     std::size_t bitExactModules =
-        0;                         ///< quantized modules whose packed words and scales equal a recomputation
+        0; ///< quantized modules whose packed words and scales equal a recomputation
+    /// GPTQ modules (ConfigGroup::gptq) whose scales and zero points equal a recomputation; their codes
+    /// depend on the capture, so only their tensors' dtypes and shapes are checked.
+    std::size_t gptqModules = 0;
     std::size_t copiedTensors = 0; ///< tensors byte-identical to the source
     std::vector<VerifyProblem> problems;
 
     bool ok() const { return problems.empty(); }
-    /// "verify: 35 modules bit-exact, 29 tensors copied, 0 problems"
+    /// "verify: 35 modules bit-exact, 29 tensors copied, 0 problems" (GPTQ modules counted apart)
     std::string summary() const;
 };
 

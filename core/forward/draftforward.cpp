@@ -57,6 +57,20 @@ Activations normed(Activations x, const std::vector<float>& weight, double eps)
 
 } // namespace
 
+Activations DraftForward::apply(const LinearSource& weight, const Activations& input) const
+{
+    if (m_observer) {
+        const auto& site = m_sites.at(&weight);
+        m_observer->observe(site.module, site.firstRow, weight.rows(), input);
+    }
+    return linear(weight, input, m_threads);
+}
+
+void DraftForward::setInputObserver(LinearInputObserver* observer)
+{
+    m_observer = observer;
+}
+
 DraftForward::DraftForward(DraftSpec spec, DraftWeights weights, unsigned threads)
     : m_spec(std::move(spec)), m_weights(std::move(weights)),
       m_threads(resolveThreads(static_cast<int>(threads)))
@@ -75,24 +89,35 @@ DraftForward::DraftForward(DraftSpec spec, DraftWeights weights, unsigned thread
             layer.q = rowSlice(qkv, 0, qWidth);
             layer.k = rowSlice(qkv, qWidth, kvWidth);
             layer.v = rowSlice(qkv, qWidth + kvWidth, kvWidth);
+            m_sites[layer.q.get()] = {p + ".self_attn.qkv_proj", 0};
+            m_sites[layer.k.get()] = {p + ".self_attn.qkv_proj", qWidth};
+            m_sites[layer.v.get()] = {p + ".self_attn.qkv_proj", qWidth + kvWidth};
         } else {
             layer.q = m_weights.linear(p + ".self_attn.q_proj");
             layer.k = m_weights.linear(p + ".self_attn.k_proj");
             layer.v = m_weights.linear(p + ".self_attn.v_proj");
+            m_sites[layer.q.get()] = {p + ".self_attn.q_proj", 0};
+            m_sites[layer.k.get()] = {p + ".self_attn.k_proj", 0};
+            m_sites[layer.v.get()] = {p + ".self_attn.v_proj", 0};
             requireShape(*layer.q, qWidth, layerInput, file, p + ".self_attn.q_proj.weight");
             requireShape(*layer.k, kvWidth, layerInput, file, p + ".self_attn.k_proj.weight");
             requireShape(*layer.v, kvWidth, layerInput, file, p + ".self_attn.v_proj.weight");
         }
         layer.o = m_weights.linear(p + ".self_attn.o_proj");
+        m_sites[layer.o.get()] = {p + ".self_attn.o_proj", 0};
         requireShape(*layer.o, s.hidden, qWidth, file, p + ".self_attn.o_proj.weight");
         if (s.outputGate) {
             layer.g = m_weights.linear(p + ".self_attn.g_proj");
+            m_sites[layer.g.get()] = {p + ".self_attn.g_proj", 0};
             requireShape(*layer.g, s.gatePerHead ? s.heads : qWidth, s.hidden, file,
                          p + ".self_attn.g_proj.weight");
         }
         layer.gate = m_weights.linear(p + ".mlp.gate_proj");
         layer.up = m_weights.linear(p + ".mlp.up_proj");
         layer.down = m_weights.linear(p + ".mlp.down_proj");
+        m_sites[layer.gate.get()] = {p + ".mlp.gate_proj", 0};
+        m_sites[layer.up.get()] = {p + ".mlp.up_proj", 0};
+        m_sites[layer.down.get()] = {p + ".mlp.down_proj", 0};
         requireShape(*layer.gate, s.intermediate, s.hidden, file, p + ".mlp.gate_proj.weight");
         requireShape(*layer.up, s.intermediate, s.hidden, file, p + ".mlp.up_proj.weight");
         requireShape(*layer.down, s.hidden, s.intermediate, file, p + ".mlp.down_proj.weight");
@@ -108,10 +133,12 @@ DraftForward::DraftForward(DraftSpec spec, DraftWeights weights, unsigned thread
     m_hiddenNorm = m_weights.vector(chainPrefix + "hidden_norm.weight");
     m_norm = m_weights.vector("norm.weight");
     m_fc = m_weights.linear("fc");
+    m_sites[m_fc.get()] = {"fc", 0};
     requireShape(*m_fc, s.hidden, auxWidth(), file, "fc.weight");
     m_embed = m_weights.linear("embed_tokens");
     requireShape(*m_embed, s.vocab, s.hidden, file, "embed_tokens.weight");
     m_head = m_weights.linear("lm_head");
+    m_sites[m_head.get()] = {"lm_head", 0};
     requireShape(*m_head, s.draftVocab, s.hidden, file, "lm_head.weight");
     if (s.auxNorms) {
         for (std::size_t i = 0; i < s.auxLayerIds.size(); ++i) {
@@ -129,6 +156,7 @@ DraftForward::DraftForward(DraftSpec spec, DraftWeights weights, unsigned thread
     if (s.markovRank > 0) {
         m_markovW1 = m_weights.linear("markov_head.markov_w1");
         m_markovW2 = m_weights.linear("markov_head.markov_w2");
+        m_sites[m_markovW2.get()] = {"markov_head.markov_w2", 0};
         requireShape(*m_markovW1, s.vocab, s.markovRank, file, "markov_head.markov_w1.weight");
         requireShape(*m_markovW2, s.draftVocab, s.markovRank, file, "markov_head.markov_w2.weight");
     }
@@ -184,7 +212,7 @@ SequenceContext DraftForward::buildContext(const Activations& aux, const std::ve
             }
         }
     }
-    Activations hidden = linear(*m_fc, features, m_threads);
+    Activations hidden = apply(*m_fc, features);
     std::vector<std::int64_t> positions(static_cast<std::size_t>(length));
     for (std::int64_t t = 0; t < length; ++t) {
         positions[t] = t;
@@ -196,23 +224,23 @@ SequenceContext DraftForward::buildContext(const Activations& aux, const std::ve
         ctx.chainInputs =
             concatColumns(normed(embed(next), layer.inputNorm, s.eps), normed(hidden, m_hiddenNorm, s.eps));
         ctx.chainHidden = std::move(hidden);
-        Activations k = linear(*layer.k, ctx.chainInputs, m_threads);
+        Activations k = apply(*layer.k, ctx.chainInputs);
         applyRope(k, positions, s.headDim, s.rope);
         ctx.keys.push_back(std::move(k));
-        ctx.values.push_back(linear(*layer.v, ctx.chainInputs, m_threads));
+        ctx.values.push_back(apply(*layer.v, ctx.chainInputs));
         return ctx;
     }
     // DFlash/DSpark: K/V of every layer from hidden_norm(fc(aux)), no attention among context tokens.
     rmsNorm(hidden, m_hiddenNorm, s.eps);
     for (const auto& layer : m_layers) {
         const Activations input = s.contextInputNorm ? normed(hidden, layer.inputNorm, s.eps) : hidden;
-        Activations k = linear(*layer.k, input, m_threads);
+        Activations k = apply(*layer.k, input);
         if (s.qkNorm) {
             rmsNorm(k, layer.kNorm, s.eps, s.headDim);
         }
         applyRope(k, positions, s.headDim, s.rope);
         ctx.keys.push_back(std::move(k));
-        ctx.values.push_back(linear(*layer.v, input, m_threads));
+        ctx.values.push_back(apply(*layer.v, input));
     }
     return ctx;
 }
@@ -247,9 +275,9 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
     for (std::size_t l = 0; l < m_layers.size(); ++l) {
         const auto& layer = m_layers[l];
         const Activations h = normed(x, layer.inputNorm, s.eps);
-        Activations qs = linear(*layer.q, h, m_threads);
-        Activations ks = linear(*layer.k, h, m_threads);
-        const Activations vs = linear(*layer.v, h, m_threads);
+        Activations qs = apply(*layer.q, h);
+        Activations ks = apply(*layer.k, h);
+        const Activations vs = apply(*layer.v, h);
         if (s.qkNorm) {
             rmsNorm(qs, layer.qNorm, s.eps, s.headDim);
             rmsNorm(ks, layer.kNorm, s.eps, s.headDim);
@@ -271,13 +299,11 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
             }
         });
         if (layer.g) {
-            softplusGate(attn, linear(*layer.g, h, m_threads), s.headDim);
+            softplusGate(attn, apply(*layer.g, h), s.headDim);
         }
-        addInPlace(x, linear(*layer.o, attn, m_threads));
+        addInPlace(x, apply(*layer.o, attn));
         const Activations h2 = normed(x, layer.postNorm, s.eps);
-        addInPlace(x, linear(*layer.down,
-                             siluAndMul(linear(*layer.gate, h2, m_threads), linear(*layer.up, h2, m_threads)),
-                             m_threads));
+        addInPlace(x, apply(*layer.down, siluAndMul(apply(*layer.gate, h2), apply(*layer.up, h2))));
     }
     rmsNorm(x, m_norm, s.eps);
     // DFlash predicts at the mask rows 1..k; DSpark's every row predicts the next token.
@@ -288,7 +314,7 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
         }
     }
     const Activations hidden = x.gather(predicting);
-    Activations logits = linear(*m_head, hidden, m_threads);
+    Activations logits = apply(*m_head, hidden);
     if (s.logitScale != 1.0) {
         for (auto& v : logits.values) {
             v *= static_cast<float>(s.logitScale);
@@ -313,7 +339,7 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
             for (std::int64_t i = 0; i < anchorCount; ++i) {
                 m_markovW1->decodeRow(previous[i], m.row(i));
             }
-            const Activations term = linear(*m_markovW2, m, m_threads);
+            const Activations term = apply(*m_markovW2, m);
             for (std::int64_t i = 0; i < anchorCount; ++i) {
                 float* row = logits.row(i * k + j);
                 for (std::int64_t c = 0; c < logits.cols; ++c) {
@@ -377,12 +403,12 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
             u = concatColumns(normed(embed(previous), layer.inputNorm, s.eps),
                               normed(g, m_hiddenNorm, s.eps));
         }
-        Activations qs = linear(*layer.q, u, m_threads);
+        Activations qs = apply(*layer.q, u);
         applyRope(qs, positions, s.headDim, s.rope);
         if (step > 0) { // the step's own K/V join the anchor's private cache
-            Activations ks = linear(*layer.k, u, m_threads);
+            Activations ks = apply(*layer.k, u);
             applyRope(ks, positions, s.headDim, s.rope);
-            const Activations vs = linear(*layer.v, u, m_threads);
+            const Activations vs = apply(*layer.v, u);
             for (std::int64_t i = 0; i < anchorCount; ++i) {
                 std::copy_n(ks.row(i), kvWidth, ownKeys.row(i * k + step));
                 std::copy_n(vs.row(i), kvWidth, ownValues.row(i * k + step));
@@ -399,12 +425,10 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
                         }
                     });
         Activations y = s.normBeforeResidual ? normed(g, m_hiddenNorm, s.eps) : g;
-        addInPlace(y, linear(*layer.o, attn, m_threads));
+        addInPlace(y, apply(*layer.o, attn));
         const Activations h2 = normed(y, layer.postNorm, s.eps);
-        addInPlace(y, linear(*layer.down,
-                             siluAndMul(linear(*layer.gate, h2, m_threads), linear(*layer.up, h2, m_threads)),
-                             m_threads));
-        const Activations logits = linear(*m_head, normed(y, m_norm, s.eps), m_threads);
+        addInPlace(y, apply(*layer.down, siluAndMul(apply(*layer.gate, h2), apply(*layer.up, h2))));
+        const Activations logits = apply(*m_head, normed(y, m_norm, s.eps));
         for (std::int64_t i = 0; i < anchorCount; ++i) {
             out.tokens[i * k + step] = toTargetId(argmaxRow(logits.row(i), logits.cols));
             if (keepLogits) {

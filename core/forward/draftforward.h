@@ -3,9 +3,12 @@
 #include "core/forward/activations.h"
 #include "core/forward/draftspec.h"
 #include "core/forward/draftweights.h"
+#include "core/forward/linearobserver.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace spark {
@@ -52,6 +55,9 @@ class DraftForward
     const DraftWeights& weights() const { return m_weights; }
     /// Columns of the aux input: auxLayerIds.size() · targetHidden.
     std::int64_t auxWidth() const;
+    /// @brief Every later Linear input goes to @p observer first (nullptr: none; not owned). Embedding
+    /// gathers are not Linear inputs.
+    void setInputObserver(LinearInputObserver* observer);
 
     /// @brief The context of a sequence for anchors up to @p length (positions [0, length) are context).
     /// @p aux: [≥ length, auxWidth()] captured hidden states in the order of spec().auxLayerIds; @p tokens:
@@ -67,6 +73,14 @@ class DraftForward
 
   private:
     struct Layer;
+    /// Where a weight source sits in the checkpoint, for the observer.
+    struct Site
+    {
+        std::string module;
+        std::int64_t firstRow = 0;
+    };
+    /// linear() with the observer told first.
+    Activations apply(const LinearSource& weight, const Activations& input) const;
     Proposals proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
                            const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const;
     Proposals proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& anchors, int k,
@@ -83,6 +97,8 @@ class DraftForward
     float m_confidenceBias = 0;
     std::vector<std::vector<float>> m_auxNorms;
     std::vector<std::int64_t> m_d2t;
+    std::map<const LinearSource*, Site> m_sites;
+    LinearInputObserver* m_observer = nullptr;
 };
 
 } // namespace spark

@@ -141,8 +141,10 @@ std::shared_ptr<const LinearSource> DraftWeights::linear(const std::string& modu
         const bool shared = module == "embed_tokens" || module == "lm_head";
         throw ForwardInputError(
             m_draft->folder().string(), module + ".weight",
-            shared && !m_target ? "missing: the draft shares it with its target (pass --target)"
-                                : "missing from the draft" + std::string(m_target ? " and the target" : ""));
+            shared && !m_target
+                ? "missing: the draft shares it with its target (give the target's checkpoint: --target for "
+                  "acceptance, --target-checkpoint for quantize --gptq)"
+                : "missing from the draft" + std::string(m_target ? " and the target" : ""));
     }
     return storedLinear(found.checkpoint, *found.tensor);
 }

@@ -175,16 +175,23 @@ Allocation BudgetAllocator::atFrontier(std::size_t index, std::uint64_t budget) 
     for (std::size_t u = units.size(); u-- > 0;) {
         const auto& node = m_stages[u][at];
         const auto& c = units[u].candidates[node.option];
-        a.units[u] = {u, c.scheme, m_alphas[u], c.relErr};
+        a.units[u] = {u, c.scheme, c.rounding, m_alphas[u], c.relErr};
         at = node.parent;
     }
     // E recomputed in unit order: the same additions as along the stages, so it is bit-identical.
     double check = 0;
+    const auto* defaultRounding = findRoundingMethod(m_sweep.plan.rounding);
     for (const auto& choice : a.units) {
         check += choice.alpha * choice.relErr * choice.relErr;
         const auto& unit = units[choice.unit];
         if (!unit.fixed() || choice.scheme != unit.baseScheme) {
             a.rules.push_back(nameregex::exactEntry(unit.name) + "=" + std::string(choice.scheme->name));
+        }
+        // A unit a user rule pins already has its rounding; the others follow the default unless told.
+        if (choice.scheme->quantizes() && !unit.fixed() && unit.roundingPinnedBy.empty() &&
+            choice.rounding != defaultRounding) {
+            a.roundingRules.push_back(nameregex::exactEntry(unit.name) + "=" +
+                                      std::string(choice.rounding->name));
         }
     }
     if (check != a.point.weightedError) {
@@ -219,10 +226,14 @@ std::optional<FrontierPoint> BudgetAllocator::evaluate(const QuantPlan& plan, st
         if (!lead) {
             return fail("the plan has no module " + unit.modules.front());
         }
-        const auto* scheme = lead->decision == PlanDecision::Quantize ? lead->scheme : &keepScheme();
-        const auto* c = unit.candidate(scheme);
+        const bool quantized = lead->decision == PlanDecision::Quantize;
+        const auto* scheme = quantized ? lead->scheme : &keepScheme();
+        const auto* c = unit.candidate(scheme, lead->rounding);
         if (!c) {
-            return fail(unit.name + " takes " + std::string(scheme->name) +
+            SweepCandidate asked;
+            asked.scheme = scheme;
+            asked.rounding = quantized ? lead->rounding : &rtnRounding();
+            return fail(unit.name + " takes " + candidateLabel(asked) +
                         ", which the sweep did not measure for it" +
                         (unit.fixed() ? " (" + unit.fixedReason + ")" : std::string()));
         }
@@ -235,6 +246,8 @@ PlanOptions BudgetAllocator::planOptions(const Allocation& allocation) const
 {
     auto options = m_sweep.plan;
     options.schemes.insert(options.schemes.end(), allocation.rules.begin(), allocation.rules.end());
+    options.roundings.insert(options.roundings.end(), allocation.roundingRules.begin(),
+                             allocation.roundingRules.end());
     return options;
 }
 
@@ -311,10 +324,15 @@ QuantPlan makeAllocationPlan(const nlohmann::json& config, const std::vector<Ten
         const auto& unit = allocator.sweep().units[choice.unit];
         for (const auto& name : unit.modules) {
             const auto* m = plan.findModule(name);
-            const auto* got = m && m->decision == PlanDecision::Quantize ? m->scheme : &keepScheme();
-            if (problem.empty() && got != choice.scheme) {
-                problem = name + " got " + std::string(got->name) + " instead of " +
-                          std::string(choice.scheme->name);
+            const bool quantized = m && m->decision == PlanDecision::Quantize;
+            SweepCandidate got;
+            got.scheme = quantized ? m->scheme : &keepScheme();
+            got.rounding = quantized ? m->rounding : &rtnRounding();
+            SweepCandidate chosen;
+            chosen.scheme = choice.scheme;
+            chosen.rounding = choice.rounding;
+            if (problem.empty() && (got.scheme != chosen.scheme || got.rounding != chosen.rounding)) {
+                problem = name + " got " + candidateLabel(got) + " instead of " + candidateLabel(chosen);
             }
         }
     }

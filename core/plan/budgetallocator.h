@@ -28,11 +28,12 @@ struct FrontierPoint
     double weightedError = 0;
 };
 
-/// @brief The scheme one unit gets.
+/// @brief The scheme and rounding one unit gets.
 struct UnitChoice
 {
     std::size_t unit = 0; ///< index into SweepResult::units
     const WeightScheme* scheme = &keepScheme();
+    const RoundingMethod* rounding = &rtnRounding();
     double alpha = 1;
     double relErr = 0;
 };
@@ -47,6 +48,9 @@ struct Allocation
     /// "ENTRY=SCHEME" rules, one per unit the allocator decides (an anchored regex on its vLLM name), to
     /// append to the sweep's PlanOptions::schemes.
     std::vector<std::string> rules;
+    /// "ENTRY=METHOD" rules for the quantized units whose chosen rounding is not the plan's default, to
+    /// append to the sweep's PlanOptions::roundings.
+    std::vector<std::string> roundingRules;
 };
 
 /// @brief The exact multiple-choice knapsack over a sweep's units: minimise E subject to a byte budget.
@@ -80,7 +84,7 @@ class BudgetAllocator
     /// @brief Cost and E of any plan of the same draft and options (a preset's, the plan without a budget);
     /// nullopt with @p why when a unit's scheme in it was not measured or a fixed unit differs.
     std::optional<FrontierPoint> evaluate(const QuantPlan& plan, std::string* why = nullptr) const;
-    /// @brief The sweep's plan options with the allocation's rules appended.
+    /// @brief The sweep's plan options with the allocation's scheme and rounding rules appended.
     PlanOptions planOptions(const Allocation& allocation) const;
 
   private:
@@ -128,8 +132,9 @@ const std::vector<std::string>& rolePriorAlphas();
 /// std::invalid_argument when @p inputs give no basis.
 std::uint64_t streamedBudgetForMs(const SweepResult& sweep, const TimingInputs& inputs, double ms);
 
-/// @brief makePlan() with the allocation's rules, checked: every module must get the scheme the allocation
-/// chose and the sizes must equal its point; otherwise the plan carries an "allocation-selfcheck" error.
+/// @brief makePlan() with the allocation's rules, checked: every module must get the scheme and rounding the
+/// allocation chose and the sizes must equal its point; otherwise the plan carries an "allocation-selfcheck"
+/// error.
 QuantPlan makeAllocationPlan(const nlohmann::json& config, const std::vector<TensorInfo>& tensors,
                              const BudgetAllocator& allocator, const Allocation& allocation);
 

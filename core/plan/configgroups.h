@@ -17,6 +17,9 @@ struct ConfigGroup
     /// The rounding of its modules; a config read from disk leaves nullptr where the observer names no
     /// method Sparkulator recomputes (configreader.h).
     const RoundingMethod* rounding = &rtnRounding();
+    /// Its codes were solved by GPTQ from a capture (rounding.md §2): the scales still come from the
+    /// rounding method on the original weights, the codes cannot be recomputed without the capture.
+    bool gptq = false;
 };
 
 /// @brief The config groups of a plan and how they checked out.

@@ -20,6 +20,12 @@ std::vector<std::string> planArguments(const PlanOptions& options)
     for (const auto& rule : options.schemes) {
         args.insert(args.end(), {"--scheme", rule});
     }
+    if (options.rounding != defaults.rounding) {
+        args.insert(args.end(), {"--rounding", options.rounding});
+    }
+    for (const auto& rule : options.roundings) {
+        args.insert(args.end(), {"--rounding", rule});
+    }
     if (options.targetLayers) {
         args.insert(args.end(), {"--target-layers", std::to_string(*options.targetLayers)});
     }

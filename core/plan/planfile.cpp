@@ -66,8 +66,9 @@ PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
     if (!value.is_object()) {
         failField(file, "budget", "expected an object");
     }
-    static const std::set<std::string> known{"objective",      "budget_bytes", "budget_ms",
-                                             "weighted_error", "alpha",        "candidates"};
+    static const std::set<std::string> known{"objective",          "budget_bytes", "budget_ms",
+                                             "weighted_error",     "alpha",        "candidates",
+                                             "rounding_candidates"};
     for (const auto& [key, item] : value.items()) {
         if (!known.contains(key)) {
             failField(file, "budget", "unknown field '" + key + "'");
@@ -101,6 +102,7 @@ PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
     }
     budget.alpha = stringList(value, "alpha", file);
     budget.candidates = stringList(value, "candidates", file);
+    budget.roundingCandidates = stringList(value, "rounding_candidates", file);
     return budget;
 }
 
@@ -133,6 +135,9 @@ nlohmann::json planFileJson(const PlanOptions& options)
         budget["weighted_error"] = b->weightedError;
         budget["alpha"] = b->alpha;
         budget["candidates"] = b->candidates;
+        if (!b->roundingCandidates.empty()) {
+            budget["rounding_candidates"] = b->roundingCandidates;
+        }
     }
     return out;
 }

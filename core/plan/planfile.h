@@ -38,8 +38,9 @@ inline constexpr int kPlanFileVersion = 1;
 ///   "budget": {                     // optional: the budget whose allocation gave the scheme rules (a
 ///     "objective": "streamed_bytes",  //   record: the rules alone reproduce the plan); objective is
 ///     "budget_bytes": 1234567,        //   streamed_bytes, checkpoint_bytes or drafter_ms (then also
-///     "weighted_error": 0.0123,       //   "budget_ms"); "alpha" and "candidates" as given
-///     "alpha": [], "candidates": []
+///     "weighted_error": 0.0123,       //   "budget_ms"); "alpha", "candidates" and the optional
+///     "alpha": [], "candidates": [],  //   "rounding_candidates" as given
+///     "rounding_candidates": ["mse", "range"]
 ///   }
 /// }
 /// ```

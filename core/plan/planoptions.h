@@ -17,6 +17,8 @@ struct PlanBudget
     double weightedError = 0;            ///< E = Σ α·rel_err² of the allocation
     std::vector<std::string> alpha;      ///< the --alpha rules ENTRY=X in effect
     std::vector<std::string> candidates; ///< the candidate schemes swept (empty: every legal one)
+    /// The rounding methods the allocator could choose besides rtn and the plan's own (empty: none).
+    std::vector<std::string> roundingCandidates;
 
     bool operator==(const PlanBudget&) const = default;
 };

@@ -2,6 +2,8 @@
 
 #include "core/io/ioerror.h"
 #include "core/plan/quantplan.h"
+#include "core/quant/errorstats.h"
+#include "core/quant/modulecontexts.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/rowchunks.h"
 #include "core/quant/schemecodec.h"
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -34,10 +37,12 @@ std::uint64_t weightBytesUnder(const PlannedModule& module, const WeightScheme& 
                               : module.weightBytes;
 }
 
-SweepCandidate costOf(const std::vector<const PlannedModule*>& members, const WeightScheme& scheme)
+SweepCandidate costOf(const std::vector<const PlannedModule*>& members, const WeightScheme& scheme,
+                      const RoundingMethod& rounding = rtnRounding())
 {
     SweepCandidate c;
     c.scheme = &scheme;
+    c.rounding = scheme.quantizes() ? &rounding : &rtnRounding();
     for (const auto* m : members) {
         const auto bytes = weightBytesUnder(*m, scheme);
         c.bytes += bytes;
@@ -72,6 +77,133 @@ struct Member
     std::byte* data = nullptr; ///< the whole weight, inside the arena, when the unit is buffered
 };
 
+WeightRows wholeRows(const Member& m)
+{
+    const auto& info = m.tensor->info;
+    return {info.dtype,
+            m.data,
+            static_cast<std::size_t>(info.shape.at(0)),
+            static_cast<std::size_t>(info.shape.at(1)),
+            0,
+            info.name};
+}
+
+/// Feeds @p m to @p add in row blocks: from memory when buffered, else streamed from the checkpoint.
+/// @p advance counts the bytes.
+template <typename AddRows, typename Advance>
+void feedRows(const Checkpoint& checkpoint, const Member& m, AddRows&& add, Advance&& advance)
+{
+    const auto& info = m.tensor->info;
+    const auto rows = static_cast<std::uint64_t>(info.shape.at(0));
+    const auto cols = static_cast<std::size_t>(info.shape.at(1));
+    if (m.data) {
+        const std::size_t rowBytes = cols * (dtypeBits(info.dtype) / 8);
+        const std::size_t blockRows =
+            std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(rowBytes, 1));
+        for (std::uint64_t first = 0; first < rows; first += blockRows) {
+            const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(blockRows, rows - first));
+            add(WeightRows{info.dtype, m.data + first * rowBytes, count, cols, first, info.name});
+            advance(count * rowBytes, *m.tensor);
+        }
+        return;
+    }
+    RowChunkReader reader(checkpoint, *m.tensor);
+    while (const auto block = reader.next()) {
+        add(*block);
+        advance(block->rowCount * cols * reader.elementBytes(), *m.tensor);
+    }
+}
+
+/// What one candidate does to a unit: Σ (W - D)² over its members, or how many elements of D overflow.
+struct UnitError
+{
+    double sqNorm = 0;
+    double sqErr = 0;
+    std::uint64_t nonFinite = 0;
+    std::string overflowIn; ///< a member whose D overflows
+};
+
+using AdvanceFn = std::function<void(std::uint64_t, const CheckpointTensor&)>;
+
+/// Every rtn scheme of a unit in one SIMD sweep pass over its members.
+std::vector<UnitError> measureRtn(const Checkpoint& checkpoint, const std::vector<Member>& members,
+                                  const std::vector<const WeightScheme*>& schemes, float setAbsmax,
+                                  unsigned threads, const AdvanceFn& advance)
+{
+    std::vector<UnitError> out(schemes.size());
+    for (const auto& m : members) {
+        const auto& info = m.tensor->info;
+        std::vector<SchemeContext> contexts;
+        for (const auto* s : schemes) {
+            contexts.push_back(s->codec()->usesGlobalScale()
+                                   ? s->codec()->contextForAbsmax(info.dtype, setAbsmax)
+                                   : SchemeContext{});
+        }
+        try {
+            SchemeSweepAccumulator acc(schemes, contexts, info.shape.at(0), info.shape.at(1));
+            feedRows(
+                checkpoint, m, [&](const WeightRows& rows) { acc.addRows(rows, threads); }, advance);
+            const auto errors = acc.result();
+            for (std::size_t i = 0; i < schemes.size(); ++i) {
+                out[i].sqNorm += acc.sqNorm();
+                if (errors[i].sqErr) {
+                    out[i].sqErr += *errors[i].sqErr;
+                } else {
+                    out[i].nonFinite += errors[i].dequantNonFinite;
+                    out[i].overflowIn = info.name;
+                }
+            }
+        } catch (const QuantError& e) {
+            rethrowWithFile(e, checkpoint.fileOf(*m.tensor).path().string());
+        }
+    }
+    return out;
+}
+
+/// One candidate with a searching rounding: the ranges the exporter would search (moduleContexts, the
+/// unit one fused set for NVFP4's global scale), then the error under them.
+UnitError measureSearched(const Checkpoint& checkpoint, const std::string& unit,
+                          const std::vector<Member>& members, const SweepCandidate& candidate,
+                          unsigned threads, const AdvanceFn& advance)
+{
+    std::vector<ContextRequest> requests;
+    for (const auto& m : members) {
+        requests.push_back({m.tensor, candidate.scheme, candidate.rounding, unit});
+    }
+    std::uint64_t reported = 0;
+    const auto contexts =
+        moduleContexts(checkpoint, requests, threads, [&](std::uint64_t done, std::uint64_t) {
+            advance(done - reported, *members.front().tensor);
+            reported = done;
+            return true;
+        });
+    UnitError out;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        const auto& m = members[i];
+        const auto& info = m.tensor->info;
+        if (!contexts[i].error.empty()) {
+            throw QuantError(QuantErrorKind::NonFinite, contexts[i].error, info.name);
+        }
+        try {
+            ErrorStatsAccumulator acc(*candidate.scheme, info.shape.at(0), info.shape.at(1),
+                                      contexts[i].context);
+            feedRows(
+                checkpoint, m, [&](const WeightRows& rows) { acc.addRows(rows, threads); }, advance);
+            const auto stats = acc.result();
+            out.sqNorm += stats.sqNorm;
+            if (stats.sqErr) {
+                out.sqErr += *stats.sqErr;
+            } else {
+                out.nonFinite += stats.dequantNonFinite;
+                out.overflowIn = info.name;
+            }
+        } catch (const QuantError& e) {
+            rethrowWithFile(e, checkpoint.fileOf(*m.tensor).path().string());
+        }
+    }
+    return out;
+}
+
 /// Memory for the buffered units, allocated once at the size of the largest and reused: a fresh buffer per
 /// unit would pay the kernel's zero-fill and page faults again for every unit.
 class Arena
@@ -93,11 +225,18 @@ class Arena
 
 } // namespace
 
-const SweepCandidate* SweepUnit::candidate(const WeightScheme* scheme) const
+const SweepCandidate* SweepUnit::candidate(const WeightScheme* scheme, const RoundingMethod* rounding) const
 {
-    const auto it = std::find_if(candidates.begin(), candidates.end(),
-                                 [&](const SweepCandidate& c) { return c.scheme == scheme; });
+    const auto it = std::find_if(candidates.begin(), candidates.end(), [&](const SweepCandidate& c) {
+        return c.scheme == scheme && (!scheme->quantizes() || c.rounding == rounding);
+    });
     return it == candidates.end() ? nullptr : &*it;
+}
+
+std::string candidateLabel(const SweepCandidate& candidate)
+{
+    const bool rtn = !candidate.rounding->searches();
+    return std::string(candidate.scheme->name) + (rtn ? "" : "+" + std::string(candidate.rounding->name));
 }
 
 std::string sweepDeviceNames()
@@ -119,6 +258,27 @@ std::vector<const WeightScheme*> parseCandidates(const std::string& list)
         }
         if (scheme->quantizes() && std::find(out.begin(), out.end(), scheme) == out.end()) {
             out.push_back(scheme);
+        }
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::vector<const RoundingMethod*> parseRoundingCandidates(const std::string& list)
+{
+    std::vector<const RoundingMethod*> out;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        const auto comma = std::min(list.find(',', start), list.size());
+        const auto name = list.substr(start, comma - start);
+        const auto* method = findRoundingMethod(name);
+        if (!method) {
+            throw std::invalid_argument("unknown rounding method '" + name +
+                                        "' in the rounding candidates (known: " + roundingMethodNames() +
+                                        ")");
+        }
+        if (std::find(out.begin(), out.end(), method) == out.end()) {
+            out.push_back(method);
         }
         start = comma + 1;
     }
@@ -158,13 +318,29 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
             sweep.candidates.push_back(m.scheme);
         }
     }
+    // Rounding methods offered to every free unit: rtn, the asked ones and the plan's default, in the
+    // registry's order (a unit a rounding rule names keeps its own method and is offered no other).
+    std::set<const RoundingMethod*> roundings{&rtnRounding(), base.defaultRounding};
+    roundings.insert(options.roundings.begin(), options.roundings.end());
+    for (const auto& method : roundingMethods()) {
+        if (roundings.count(&method) != 0) {
+            sweep.roundings.push_back(&method);
+        }
+    }
     // Legality is makePlan's: a plan that gives every unit the candidate quantizes exactly the units that can
-    // take it (shape gate, vLLM limits, raw weight reads, dtype), keeping fused sets whole.
+    // take it (shape gate, vLLM limits, raw weight reads, dtype), keeping fused sets whole. With rounding
+    // rules of the user, a second plan under another default rounding tells the units a rule names: their
+    // rounding does not follow the default.
     std::vector<QuantPlan> trial;
+    std::vector<QuantPlan> otherDefault;
     for (const auto* s : sweep.candidates) {
         auto opts = options.plan;
         opts.schemes.push_back("re:.*=" + std::string(s->name));
         trial.push_back(makePlan(config, tensors, opts));
+        if (!options.plan.roundings.empty()) {
+            opts.rounding = base.defaultRounding == &rtnRounding() ? "mse" : "rtn";
+            otherDefault.push_back(makePlan(config, tensors, opts));
+        }
     }
 
     std::map<std::string, std::vector<const PlannedModule*>> byUnit;
@@ -185,12 +361,14 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
             unit.weights.push_back(m->weightTensor);
         }
         unit.baseScheme = members.front()->scheme;
+        unit.baseRounding =
+            members.front()->decision == PlanDecision::Quantize ? members.front()->rounding : &rtnRounding();
         const bool userNamed = std::any_of(members.begin(), members.end(), [&](const PlannedModule* m) {
             return pinned.count(m->name) != 0;
         });
         if (userNamed) {
             unit.fixedReason = "named by a --scheme or --ignore entry: " + members.front()->reason;
-            unit.candidates.push_back(costOf(members, *unit.baseScheme));
+            unit.candidates.push_back(costOf(members, *unit.baseScheme, *unit.baseRounding));
             sweep.units.push_back(std::move(unit));
             continue;
         }
@@ -210,7 +388,18 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
             } else if (kernelOn(scheme, options.device).empty()) {
                 unit.excluded.push_back(std::string(scheme.name) + ": no vLLM kernel on " + options.device);
             } else {
-                unit.candidates.push_back(costOf(members, scheme));
+                const auto* rounding = lead->rounding;
+                if (!otherDefault.empty() && unit.roundingPinnedBy.empty() &&
+                    otherDefault[i].findModule(lead->name)->rounding == rounding) {
+                    unit.roundingPinnedBy = "a --rounding rule gives it " + std::string(rounding->name);
+                }
+                if (!unit.roundingPinnedBy.empty()) {
+                    unit.candidates.push_back(costOf(members, scheme, *rounding));
+                    continue;
+                }
+                for (const auto* method : sweep.roundings) {
+                    unit.candidates.push_back(costOf(members, scheme, *method));
+                }
             }
         }
         if (unit.candidates.size() == 1) {
@@ -234,27 +423,27 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
 {
     const auto start = std::chrono::steady_clock::now();
     const unsigned threads = resolveThreads(static_cast<int>(options.threads));
-    auto quantizing = [](const SweepUnit& u) {
+    // The rtn candidates' schemes: one SIMD sweep pass measures them all.
+    auto rtnSchemes = [](const SweepUnit& u) {
         std::vector<const WeightScheme*> out;
         for (const auto& c : u.candidates) {
-            if (c.scheme->quantizes()) {
+            if (c.scheme->quantizes() && !c.rounding->searches()) {
                 out.push_back(c.scheme);
             }
         }
         return out;
     };
+    auto searchedCount = [](const SweepUnit& u) {
+        return static_cast<std::uint64_t>(
+            std::count_if(u.candidates.begin(), u.candidates.end(), [](const SweepCandidate& c) {
+                return c.scheme->quantizes() && c.rounding->searches();
+            }));
+    };
     auto needsAbsmax = [](const std::vector<const WeightScheme*>& schemes) {
         return std::any_of(schemes.begin(), schemes.end(),
                            [](const WeightScheme* s) { return s->codec()->usesGlobalScale(); });
     };
-
-    // Total bytes to read, for the progress callback (units read twice count twice).
-    std::uint64_t total = 0;
-    for (const auto& u : sweep.units) {
-        const auto schemes = quantizing(u);
-        if (schemes.empty()) {
-            continue;
-        }
+    auto unitBytesOf = [&](const SweepUnit& u) {
         std::uint64_t bytes = 0;
         for (const auto& w : u.weights) {
             const auto* t = checkpoint.find(w);
@@ -264,7 +453,19 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
             }
             bytes += t->info.byteSize();
         }
-        total += needsAbsmax(schemes) && bytes > options.unitBufferBytes ? 2 * bytes : bytes;
+        return bytes;
+    };
+
+    // Total bytes to read, for the progress callback (units read twice count twice; a searched candidate
+    // reads its unit once to search and once to measure).
+    std::uint64_t total = 0;
+    for (const auto& u : sweep.units) {
+        const auto schemes = rtnSchemes(u);
+        const auto bytes = unitBytesOf(u);
+        if (!schemes.empty()) {
+            total += needsAbsmax(schemes) && bytes > options.unitBufferBytes ? 2 * bytes : bytes;
+        }
+        total += 2 * searchedCount(u) * bytes;
     }
 
     Arena arena;
@@ -278,8 +479,8 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
     };
 
     for (auto& unit : sweep.units) {
-        const auto schemes = quantizing(unit);
-        if (schemes.empty()) {
+        const auto schemes = rtnSchemes(unit);
+        if (schemes.empty() && searchedCount(unit) == 0) {
             continue;
         }
         std::vector<Member> members;
@@ -288,8 +489,10 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
             members.push_back({checkpoint.find(w), nullptr});
             unitBytes += members.back().tensor->info.byteSize();
         }
+        // Searched candidates read the unit again: keep it in memory when it fits.
         const bool absmaxFirst = needsAbsmax(schemes);
-        const bool buffered = absmaxFirst && unitBytes <= options.unitBufferBytes;
+        const bool buffered =
+            (absmaxFirst || searchedCount(unit) > 0) && unitBytes <= options.unitBufferBytes;
         std::byte* next = buffered ? arena.reserve(unitBytes) : nullptr;
         float setAbsmax = 0;
         for (auto& m : members) {
@@ -301,13 +504,9 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
                     m.data = next;
                     next += info.byteSize();
                     file.read(info, 0, std::span(m.data, info.byteSize()));
-                    const WeightRows whole{info.dtype,
-                                           m.data,
-                                           static_cast<std::size_t>(info.shape.at(0)),
-                                           static_cast<std::size_t>(info.shape.at(1)),
-                                           0,
-                                           info.name};
-                    setAbsmax = std::max(setAbsmax, weightAbsmax(whole));
+                    if (absmaxFirst) {
+                        setAbsmax = std::max(setAbsmax, weightAbsmax(wholeRows(m)));
+                    }
                 } else if (absmaxFirst) {
                     RowChunkReader reader(checkpoint, *m.tensor);
                     setAbsmax = std::max(setAbsmax, reader.absmax());
@@ -317,76 +516,47 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
                 rethrowWithFile(e, file.path().string());
             }
         }
-        std::vector<double> sqErr(schemes.size(), 0.0);
-        std::vector<std::uint64_t> nonFinite(schemes.size(), 0);
-        std::vector<std::string> overflowIn(schemes.size());
-        for (auto& m : members) {
-            const auto& info = m.tensor->info;
-            const auto& file = checkpoint.fileOf(*m.tensor);
-            std::vector<SchemeContext> contexts;
-            for (const auto* s : schemes) {
-                contexts.push_back(s->codec()->usesGlobalScale()
-                                       ? s->codec()->contextForAbsmax(info.dtype, setAbsmax)
-                                       : SchemeContext{});
-            }
-            const auto rows = info.shape.at(0);
-            const auto cols = static_cast<std::size_t>(info.shape.at(1));
-            try {
-                SchemeSweepAccumulator acc(schemes, contexts, rows, cols);
-                if (buffered) {
-                    const std::size_t rowBytes = cols * (dtypeBits(info.dtype) / 8);
-                    const std::size_t blockRows =
-                        std::max<std::size_t>(1, kChunkBytes / std::max<std::size_t>(rowBytes, 1));
-                    for (std::uint64_t first = 0; first < rows; first += blockRows) {
-                        const auto count =
-                            static_cast<std::size_t>(std::min<std::uint64_t>(blockRows, rows - first));
-                        acc.addRows({info.dtype, m.data + first * rowBytes, count, cols, first, info.name},
-                                    threads);
-                        advance(count * rowBytes, *m.tensor);
-                    }
-                } else {
-                    RowChunkReader reader(checkpoint, *m.tensor);
-                    while (const auto block = reader.next()) {
-                        acc.addRows(*block, threads);
-                        advance(block->rowCount * cols * reader.elementBytes(), *m.tensor);
-                    }
+        std::map<const SweepCandidate*, UnitError> errors;
+        if (!schemes.empty()) {
+            const auto rtn = measureRtn(checkpoint, members, schemes, setAbsmax, threads, advance);
+            for (auto& c : unit.candidates) {
+                const auto it = std::find(schemes.begin(), schemes.end(), c.scheme);
+                if (it != schemes.end() && !c.rounding->searches()) {
+                    errors[&c] = rtn[static_cast<std::size_t>(it - schemes.begin())];
                 }
-                unit.sqNorm += acc.sqNorm();
-                const auto errors = acc.result();
-                for (std::size_t i = 0; i < schemes.size(); ++i) {
-                    if (errors[i].sqErr) {
-                        sqErr[i] += *errors[i].sqErr;
-                    } else {
-                        nonFinite[i] += errors[i].dequantNonFinite;
-                        overflowIn[i] = info.name;
-                    }
-                }
-            } catch (const QuantError& e) {
-                rethrowWithFile(e, file.path().string());
             }
-            sweep.bytesMeasured += info.byteSize();
+        }
+        for (auto& c : unit.candidates) {
+            if (c.scheme->quantizes() && c.rounding->searches()) {
+                errors[&c] = measureSearched(checkpoint, unit.name, members, c, threads, advance);
+            }
+        }
+        if (!errors.empty()) {
+            unit.sqNorm = errors.begin()->second.sqNorm; // every pass sums the same weights
+        }
+        for (const auto& m : members) {
+            sweep.bytesMeasured += m.tensor->info.byteSize();
         }
         // rel_err of the unit: the members' squared errors and norms add up (a fused set is one matrix).
         std::vector<SweepCandidate> kept;
         for (auto& c : unit.candidates) {
-            const auto it = std::find(schemes.begin(), schemes.end(), c.scheme);
-            if (it == schemes.end()) {
+            const auto it = errors.find(&c);
+            if (it == errors.end()) {
                 kept.push_back(c);
                 continue;
             }
-            const auto i = static_cast<std::size_t>(it - schemes.begin());
-            if (nonFinite[i] > 0) {
+            const auto& e = it->second;
+            if (e.nonFinite > 0) {
                 // D overflows the dtype (an int4 -8·s past the dtype's max): unusable unless the user pinned
                 // it.
                 if (!unit.fixed()) {
-                    unit.excluded.push_back(std::string(c.scheme->name) + ": " +
-                                            std::to_string(nonFinite[i]) +
-                                            " dequantized values overflow the dtype in " + overflowIn[i]);
+                    unit.excluded.push_back(candidateLabel(c) + ": " + std::to_string(e.nonFinite) +
+                                            " dequantized values overflow the dtype in " + e.overflowIn);
                     continue;
                 }
                 c.sqErr = std::numeric_limits<double>::infinity();
             } else {
-                c.sqErr = sqErr[i];
+                c.sqErr = e.sqErr;
             }
             c.relErr = unit.sqNorm > 0 ? std::sqrt(c.sqErr / unit.sqNorm) : 0.0;
             kept.push_back(c);

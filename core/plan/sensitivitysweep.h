@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "core/plan/planoptions.h"
 #include "core/progress.h"
+#include "core/quant/roundingmethod.h"
 #include "core/quant/weightscheme.h"
 
 #include <cstdint>
@@ -13,10 +14,12 @@
 
 namespace spark {
 
-/// @brief One scheme a decision unit may take, with what it costs and what it does to the weights.
+/// @brief One (scheme, rounding method) a decision unit may take, with what it costs and what it does to the
+/// weights. The rounding changes the error only: every method writes the same on-disk format.
 struct SweepCandidate
 {
     const WeightScheme* scheme = &keepScheme();
+    const RoundingMethod* rounding = &rtnRounding(); ///< rtn for BF16
     std::uint64_t streamedBytes =
         0;                   ///< bytes of the unit's weights one draft step streams (gathers excluded)
     std::uint64_t bytes = 0; ///< bytes of the unit's weights in the checkpoint (scales, shapes included)
@@ -39,12 +42,17 @@ struct SweepUnit
     /// Non-empty when the allocator may not change the unit: why (it can only stay BF16, or a --scheme or
     /// --ignore entry of the user names it).
     std::string fixedReason;
-    const WeightScheme* baseScheme = &keepScheme(); ///< the scheme of the plan without a budget
-    std::vector<std::string> excluded;              ///< "NVFP4A16: shape: ..." for each candidate left out
+    const WeightScheme* baseScheme = &keepScheme();      ///< the scheme of the plan without a budget
+    const RoundingMethod* baseRounding = &rtnRounding(); ///< its rounding (rtn when it keeps BF16)
+    /// Non-empty when a --rounding ENTRY=METHOD rule of the user names the unit: its candidates all take
+    /// that method.
+    std::string roundingPinnedBy;
+    std::vector<std::string> excluded; ///< "NVFP4A16: shape: ..." for each candidate left out
 
     bool fixed() const { return !fixedReason.empty(); }
-    /// @brief The candidate with @p scheme, nullptr when it is not one.
-    const SweepCandidate* candidate(const WeightScheme* scheme) const;
+    /// @brief The candidate with @p scheme and @p rounding (ignored for BF16), nullptr when it is not one.
+    const SweepCandidate* candidate(const WeightScheme* scheme,
+                                    const RoundingMethod* rounding = &rtnRounding()) const;
 };
 
 /// @brief What to sweep.
@@ -53,7 +61,11 @@ struct SweepOptions
     PlanOptions plan;                            ///< the plan the budget starts from (preset, tp, user rules)
     std::vector<const WeightScheme*> candidates; ///< empty: every product scheme
     std::string device;                          ///< "", "gb10" or "h200": only schemes with a kernel there
-    unsigned threads = 0;                        ///< 0: every core
+    /// Rounding methods each quantizing candidate is also measured under (rtn and the plan's own are always
+    /// measured): with mse and range the allocator chooses a scheme and a rounding per unit. Searching
+    /// methods cost a range search and an error pass per (unit, scheme) each.
+    std::vector<const RoundingMethod*> roundings;
+    unsigned threads = 0; ///< 0: every core
     /// A unit whose weights fit here is read once into memory (NVFP4 needs the set's absmax before any
     /// error); a larger one is read twice when NVFP4 is a candidate.
     std::uint64_t unitBufferBytes = std::uint64_t{768} << 20;
@@ -64,6 +76,9 @@ struct SweepResult
 {
     PlanOptions plan;                            ///< the options the units and legality come from
     std::vector<const WeightScheme*> candidates; ///< the schemes that were asked for (plus the base plan's)
+    /// The rounding methods offered to every free unit, rtn first (a unit pinned by a rounding rule is
+    /// measured under its own method only).
+    std::vector<const RoundingMethod*> roundings;
     std::string device;
     std::vector<SweepUnit> units; ///< every Linear decision unit, in vLLM-name order
     /// Bytes of the plan without a budget that are not a unit's Linear weights: norms, biases, embeddings,
@@ -86,9 +101,11 @@ std::string sweepDeviceNames();
 SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorInfo>& tensors,
                          const SweepOptions& options);
 
-/// @brief Measures every candidate of every unit: each weight is read once and all candidates run on each
-/// block while it is in cache. @p progress counts weight bytes; returning false cancels (IoError Cancelled).
-/// A NaN/Inf weight throws QuantError naming the file and tensor.
+/// @brief Measures every candidate of every unit: each weight is read once and all rtn candidates run on each
+/// block while it is in cache; a searching rounding then reads the unit again per scheme, for its range
+/// search (modulecontexts.h, exactly the exporter's ranges) and its error pass. @p progress counts weight
+/// bytes; returning false cancels (IoError Cancelled). A NaN/Inf weight throws QuantError naming the file
+/// and tensor.
 void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepOptions& options,
                   const ProgressFn& progress = {});
 
@@ -99,5 +116,10 @@ SweepResult sweepCheckpoint(const Checkpoint& checkpoint, const SweepOptions& op
 /// @brief Parses "W4A16,NVFP4A16,..." (BF16 is always a candidate and may be omitted); throws
 /// std::invalid_argument naming an unknown scheme.
 std::vector<const WeightScheme*> parseCandidates(const std::string& list);
+/// @brief Parses "rtn,mse,range" (rtn is always measured and may be omitted); throws std::invalid_argument
+/// naming an unknown method.
+std::vector<const RoundingMethod*> parseRoundingCandidates(const std::string& list);
+/// @brief "W4A16" for rtn, "W4A16+mse" otherwise: how a candidate is named in tables and messages.
+std::string candidateLabel(const SweepCandidate& candidate);
 
 } // namespace spark

@@ -45,6 +45,9 @@ struct RoundingMethod
 /// config group: its observer stays "minmax" (no llm-compressor observer computes it, and vLLM ignores both
 /// fields), and `{"sparkulator_rounding": "range"}` lets verify, compare and check tell it from RTN.
 inline constexpr std::string_view kRoundingKwarg = "sparkulator_rounding";
+/// @brief The `weights.observer_kwargs` key whose value "gptq" marks a config group whose codes GPTQ solved
+/// from a capture (ConfigGroup::gptq). Ignored by vLLM and compressed-tensors, like every observer kwarg.
+inline constexpr std::string_view kCodesKwarg = "sparkulator_codes";
 
 /// @brief Every rounding method, in the order users see them: rtn, mse, range.
 const std::vector<RoundingMethod>& roundingMethods();

@@ -2,6 +2,7 @@
 
 #include "core/quant/candidatequant.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/roundingkernels.h"
 #include "core/util/parallel.h"
 
 #include <array>
@@ -87,6 +88,8 @@ struct RangeSearch::Impl
     std::vector<float> mn, mx;                  // per group: min(w, 0), max(w, 0)
     std::vector<std::uint64_t> improved;        // per group: bit i when step i lowered the group's best error
     std::vector<std::uint8_t> minStep, maxStep; // per group, methods without patience
+    std::vector<float> factors;                 // per step: the method's shrink factor
+    bool useKernel = false;                     // the SIMD kernel scores this dtype and error rule
 
     Impl(const RoundingMethod& m, const WeightScheme& scheme, std::uint64_t r, std::uint64_t c, DType dt)
         : method(m), arith(candidate::arithFor(scheme, dt)), rows(r),
@@ -104,27 +107,57 @@ struct RangeSearch::Impl
         improved.resize(n);
         minStep.resize(n);
         maxStep.resize(n);
+        for (int i = 0; i < m.steps; ++i) {
+            factors.push_back(m.shrink(i));
+        }
+        useKernel = kernels::candidateKernelSupports(m.error, dt);
     }
 
-    /// The error of the candidate range [cmin, cmax] on the group's weights, in the method's rule.
-    double error(float cmin, float cmax, const float* w) const
+    /// The scalar error of one candidate in the method's rule: the reference of the SIMD kernel, and the
+    /// path of DTypeLp on F32 weights (a pow per element, no table).
+    double scalarError(const candidate::Params& p, const float* w) const
     {
         double sum = 0;
         if (method.error == RoundingError::DTypeLp) {
-            // The bf16/f16 terms are exact in f64, so the sum does not depend on the order; torch sums in
-            // f32 and rounds once to the dtype.
-            candidate::fakeQuantize(arith, cmin, cmax, w, width,
-                                    [&](std::size_t k, float deq) { sum += lp(deq, w[k]); });
+            for (std::size_t k = 0; k < width; ++k) {
+                sum += lp(candidate::dequantize(arith, p, w[k]), w[k]);
+            }
+            // torch sums in f32 and rounds once to the dtype.
             return rtn::roundToDType(arith.dtype, static_cast<float>(sum));
         }
-        candidate::fakeQuantize(arith, cmin, cmax, w, width, [&](std::size_t k, float deq) {
-            const float d = deq - w[k];
+        for (std::size_t k = 0; k < width; ++k) {
+            const float d = candidate::dequantize(arith, p, w[k]) - w[k];
             sum += static_cast<double>(d * d);
-        });
+        }
         return sum;
     }
 
-    float shrunk(float m, int step) const { return rtn::roundToDType(arith.dtype, m * method.shrink(step)); }
+    /// The errors of the @p count candidates @p params on the group @p w, into @p out.
+    void errors(const candidate::Params* params, std::size_t count, const float* w, double* out) const
+    {
+        if (!useKernel) {
+            for (std::size_t i = 0; i < count; ++i) {
+                out[i] = scalarError(params[i], w);
+            }
+            return;
+        }
+        kernels::candidateErrorSums(arith, method.error, lp.table, w, width, params, count, out);
+        if (method.error == RoundingError::DTypeLp) {
+            for (std::size_t i = 0; i < count; ++i) {
+                out[i] = rtn::roundToDType(arith.dtype, static_cast<float>(out[i]));
+            }
+        }
+    }
+
+    float shrunk(float m, int step) const
+    {
+        return rtn::roundToDType(arith.dtype, m * factors[static_cast<std::size_t>(step)]);
+    }
+
+    candidate::Params params(float lo, float hi, int lowStep, int highStep) const
+    {
+        return candidate::paramsFor(arith, shrunk(lo, lowStep), shrunk(hi, highStep));
+    }
 
     void searchGroup(std::size_t index, const float* w)
     {
@@ -135,12 +168,21 @@ struct RangeSearch::Impl
         }
         mn[index] = lo;
         mx[index] = hi;
+        const auto steps = static_cast<std::size_t>(method.steps);
+        std::array<candidate::Params, kernels::kMaxCandidates> cand;
+        std::array<double, kernels::kMaxCandidates> err;
+        // All candidates are scored first, then scanned in step order: the same winners as scoring and
+        // comparing one step at a time.
+        for (int i = 0; i < method.steps; ++i) {
+            cand[static_cast<std::size_t>(i)] = params(lo, hi, i, i);
+        }
+        errors(cand.data(), steps, w, err.data());
         double best = method.error == RoundingError::DTypeLp ? dtypeMax(arith.dtype)
                                                              : std::numeric_limits<double>::infinity();
         std::uint64_t mask = 0;
         int bestStep = 0;
         for (int i = 0; i < method.steps; ++i) {
-            const double e = error(shrunk(lo, i), shrunk(hi, i), w);
+            const double e = err[static_cast<std::size_t>(i)];
             if (e < best) { // strict: ties keep the earlier, larger range
                 best = e;
                 bestStep = i;
@@ -151,14 +193,22 @@ struct RangeSearch::Impl
         int lowStep = bestStep, highStep = bestStep;
         if (independentEnds) {
             for (int i = 0; i < method.steps; ++i) {
-                const double e = error(shrunk(lo, i), shrunk(hi, highStep), w);
+                cand[static_cast<std::size_t>(i)] = params(lo, hi, i, highStep);
+            }
+            errors(cand.data(), steps, w, err.data());
+            for (int i = 0; i < method.steps; ++i) {
+                const double e = err[static_cast<std::size_t>(i)];
                 if (e < best) {
                     best = e;
                     lowStep = i;
                 }
             }
             for (int i = 0; i < method.steps; ++i) {
-                const double e = error(shrunk(lo, lowStep), shrunk(hi, i), w);
+                cand[static_cast<std::size_t>(i)] = params(lo, hi, lowStep, i);
+            }
+            errors(cand.data(), steps, w, err.data());
+            for (int i = 0; i < method.steps; ++i) {
+                const double e = err[static_cast<std::size_t>(i)];
                 if (e < best) {
                     best = e;
                     highStep = i;

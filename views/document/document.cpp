@@ -28,6 +28,9 @@ int Document::setAnalysis(const std::vector<TensorAnalysisUpdate>& updates)
         if (update.decision) {
             entry.decision = *update.decision;
         }
+        if (update.rounding) {
+            entry.rounding = *update.rounding;
+        }
         if (update.relError) {
             entry.relError = update.relError;
         }

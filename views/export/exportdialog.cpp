@@ -2,6 +2,7 @@
 
 #include "core/io/checkpoint.h"
 #include "core/io/stagingdirectory.h"
+#include "core/quant/gptq.h"
 #include "core/quant/quantbackend.h"
 #include "views/shared/formatting.h"
 
@@ -40,6 +41,14 @@ QString formatDuration(double seconds)
     return ExportDialog::tr("%1 min %2 s").arg(total / 60).arg(total % 60, 2, 10, QLatin1Char('0'));
 }
 
+/// True when GPTQ can round a module of @p plan (an integer scheme).
+bool hasGptqModule(const QuantPlan& plan)
+{
+    const auto quantized = plan.quantizedModules();
+    return std::any_of(quantized.begin(), quantized.end(),
+                       [](const PlannedModule* m) { return gptqSupports(*m->scheme); });
+}
+
 } // namespace
 
 ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan plan,
@@ -49,9 +58,11 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
       m_shardSize(new QComboBox(this)), m_backend(new QComboBox(this)), m_modelName(new QLineEdit(this)),
       m_targetModel(new QLineEdit(this)), m_targetPrecision(new QComboBox(this)),
       m_license(new QLineEdit(this)), m_attachBenchmarks(new QCheckBox(this)),
-      m_progress(new QProgressBar(this)), m_progressText(new QLabel(this)), m_message(new QLabel(this)),
-      m_result(new QLabel(this)), m_problems(new QListWidget(this)),
-      m_exportButton(new QPushButton(tr("&Export"), this)),
+      m_gptq(new QCheckBox(tr("&GPTQ from captured hidden states:"), this)), m_capture(new QLineEdit(this)),
+      m_browseCapture(new QPushButton(tr("Bro&wse…"), this)), m_gptqTarget(new QLineEdit(this)),
+      m_browseTarget(new QPushButton(tr("B&rowse…"), this)), m_progress(new QProgressBar(this)),
+      m_progressText(new QLabel(this)), m_message(new QLabel(this)), m_result(new QLabel(this)),
+      m_problems(new QListWidget(this)), m_exportButton(new QPushButton(tr("&Export"), this)),
       m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_openFolder(new QPushButton(tr("&Open Output Folder"), this))
 {
@@ -88,6 +99,36 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
     outputForm->addRow(folderLabel, outputRow);
     outputForm->addRow(tr("&Shards:"), m_shardSize);
     outputForm->addRow(tr("&Backend:"), m_backend);
+
+    // GPTQ: only the integer schemes have it; the scales stay those of the chosen rounding.
+    const bool gptqApplies = hasGptqModule(m_plan);
+    m_gptq->setToolTip(gptqApplies ? tr("Runs the BF16 draft over a capture of target hidden states and "
+                                        "solves the codes of every integer-scheme module with GPTQ "
+                                        "(llm-compressor's algorithm). Scales stay those of the rounding "
+                                        "method; vLLM loads the result like any other.")
+                                   : tr("GPTQ needs a module with an integer scheme (W4A16, W8A16, …)."));
+    m_capture->setPlaceholderText(tr("capture file or hs_*.safetensors folder"));
+    m_gptqTarget->setPlaceholderText(tr("only when the draft reads the target's embeddings or head"));
+    connect(m_gptq, &QCheckBox::toggled, this, [this] { updateGptqWidgets(false); });
+    connect(m_browseCapture, &QPushButton::clicked, this, &ExportDialog::browseCapture);
+    connect(m_browseTarget, &QPushButton::clicked, this, [this] {
+        const QString chosen =
+            QFileDialog::getExistingDirectory(this, tr("Target Model Checkpoint"), m_gptqTarget->text());
+        if (!chosen.isEmpty()) {
+            m_gptqTarget->setText(QDir::toNativeSeparators(chosen));
+        }
+    });
+    auto* gptqRow = new QHBoxLayout;
+    gptqRow->addWidget(m_capture, 1);
+    gptqRow->addWidget(m_browseCapture);
+    outputForm->addRow(m_gptq, gptqRow);
+    auto* targetRow = new QHBoxLayout;
+    targetRow->addWidget(m_gptqTarget, 1);
+    targetRow->addWidget(m_browseTarget);
+    auto* targetLabel = new QLabel(tr("Target chec&kpoint:"), this);
+    targetLabel->setBuddy(m_gptqTarget);
+    outputForm->addRow(targetLabel, targetRow);
+    updateGptqWidgets(false);
     auto* planLabel = new QLabel(
         tr("%1 preset · %2 · %n module(s) quantized", nullptr,
            static_cast<int>(m_plan.quantizedModules().size()))
@@ -257,6 +298,16 @@ void ExportDialog::browse()
     }
 }
 
+void ExportDialog::browseCapture()
+{
+    const QString chosen =
+        QFileDialog::getOpenFileName(this, tr("Capture of Target Hidden States"), m_capture->text(),
+                                     tr("Captures (*.safetensors);;All files (*)"));
+    if (!chosen.isEmpty()) {
+        m_capture->setText(QDir::toNativeSeparators(chosen));
+    }
+}
+
 QString ExportDialog::validate()
 {
     m_suggestion.clear();
@@ -279,6 +330,19 @@ QString ExportDialog::validate()
     }
     if (isSameOrInside(target, m_source->folder())) {
         return tr("%1 lies inside the source checkpoint; choose a folder outside it.").arg(shown);
+    }
+    if (m_gptq->isChecked()) {
+        const QString capture = m_capture->text().trimmed();
+        if (capture.isEmpty()) {
+            return tr("GPTQ needs a capture of target hidden states: choose its file or hs_* folder.");
+        }
+        if (!QFileInfo::exists(capture)) {
+            return tr("The capture %1 does not exist.").arg(capture);
+        }
+        const QString target = m_gptqTarget->text().trimmed();
+        if (!target.isEmpty() && !QFileInfo::exists(target)) {
+            return tr("The target checkpoint %1 does not exist.").arg(target);
+        }
     }
     const QFileInfo info(output);
     if (info.exists() && !info.isDir()) {
@@ -319,6 +383,11 @@ bool ExportDialog::startExport()
     if (m_attachBenchmarks->isEnabled() && m_attachBenchmarks->isChecked()) {
         request.card.benchmarks = m_benchmarks;
     }
+    if (m_gptq->isChecked()) {
+        request.gptq.emplace();
+        request.gptq->capture = QDir::fromNativeSeparators(m_capture->text().trimmed()).toStdString();
+        request.gptq->target = QDir::fromNativeSeparators(m_gptqTarget->text().trimmed()).toStdString();
+    }
     m_progressText->setText(tr("Starting…"));
     m_stage = -1;
     if (!m_runner->start(std::move(request))) {
@@ -354,9 +423,19 @@ void ExportDialog::setRunning(bool running)
                                          m_targetModel, m_targetPrecision, m_license}) {
         widget->setEnabled(!running);
     }
+    updateGptqWidgets(running);
     m_attachBenchmarks->setEnabled(!running && m_benchmarks && !m_benchmarks->cells.empty());
     if (running) {
         m_openFolder->setEnabled(false);
+    }
+}
+
+void ExportDialog::updateGptqWidgets(bool running)
+{
+    m_gptq->setEnabled(!running && hasGptqModule(m_plan));
+    for (auto* widget :
+         std::initializer_list<QWidget*>{m_capture, m_browseCapture, m_gptqTarget, m_browseTarget}) {
+        widget->setEnabled(!running && m_gptq->isChecked());
     }
 }
 
@@ -414,6 +493,9 @@ void ExportDialog::onFinished(const ExportOutcome& outcome)
         } else {
             verdict = tr("<b>Verification found problems.</b> %1")
                           .arg(QString::fromStdString(outcome.verify->summary()).toHtmlEscaped());
+        }
+        if (!outcome.gptqSummary.isEmpty()) {
+            verdict += QStringLiteral("<br>") + outcome.gptqSummary.toHtmlEscaped();
         }
         m_result->setText(verdict);
         m_result->show();

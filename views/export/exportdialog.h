@@ -21,7 +21,7 @@ namespace spark {
 
 class Checkpoint;
 
-/// @brief File ▸ Export: output folder, shard size, backend, the target pairing and
+/// @brief File ▸ Export: output folder, shard size, backend, GPTQ from a capture, the target pairing and
 /// benchmarks for the model card; runs the export and then verify in the background with progress and
 /// Cancel, and shows the verification. A cancelled or failed export leaves nothing behind (core's
 /// staging folder), so the dialog never deletes anything itself.
@@ -63,6 +63,11 @@ class ExportDialog : public QDialog
     QComboBox* targetPrecisionBox() const { return m_targetPrecision; }
     QLineEdit* licenseEdit() const { return m_license; }
     QCheckBox* attachBenchmarksBox() const { return m_attachBenchmarks; }
+    /// GPTQ from captured hidden states (the integer-scheme modules' codes solved before the export).
+    QCheckBox* gptqBox() const { return m_gptq; }
+    QLineEdit* captureEdit() const { return m_capture; }
+    /// The target model's checkpoint, for a draft that reads the target's embeddings or head.
+    QLineEdit* gptqTargetEdit() const { return m_gptqTarget; }
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* progressLabel() const { return m_progressText; }
     QLabel* resultLabel() const { return m_result; }
@@ -88,9 +93,11 @@ class ExportDialog : public QDialog
 
   private:
     void browse();
+    void browseCapture();
     void onProgress(int value, const QString& text);
     void onFinished(const ExportOutcome& outcome);
     void setRunning(bool running);
+    void updateGptqWidgets(bool running);
     void showMessage(const QString& text, bool error);
     // Clears what the last attempt showed: result, problems, message and progress.
     void clearResult();
@@ -112,6 +119,11 @@ class ExportDialog : public QDialog
     QComboBox* m_targetPrecision;
     QLineEdit* m_license;
     QCheckBox* m_attachBenchmarks;
+    QCheckBox* m_gptq;
+    QLineEdit* m_capture;
+    QPushButton* m_browseCapture;
+    QLineEdit* m_gptqTarget;
+    QPushButton* m_browseTarget;
     QProgressBar* m_progress;
     QLabel* m_progressText;
     QLabel* m_message;

@@ -21,16 +21,19 @@ namespace {
 // the test hook, then reports whether to go on.
 ProgressFn stageProgress(QPromise<ExportOutcome>& promise, int offset, const QString& verb,
                          const std::shared_ptr<std::atomic<bool>>& cancel,
-                         const std::function<void(std::uint64_t, std::uint64_t)>& hook)
+                         const std::function<void(std::uint64_t, std::uint64_t)>& hook, bool bytes = true)
 {
-    return [&promise, offset, verb, cancel, hook](std::uint64_t done, std::uint64_t total) {
+    return [&promise, offset, verb, cancel, hook, bytes](std::uint64_t done, std::uint64_t total) {
         const auto permille =
             total == 0
                 ? ExportRunner::kStageRange
                 : static_cast<int>(std::min<std::uint64_t>(done, total) * ExportRunner::kStageRange / total);
         promise.setProgressValueAndText(
             offset + permille,
-            ExportRunner::tr("%1 %2 of %3").arg(verb, localizedBytes(done), localizedBytes(total)));
+            bytes ? ExportRunner::tr("%1 %2 of %3").arg(verb, localizedBytes(done), localizedBytes(total))
+                  : ExportRunner::tr("%1: %2 of %n module(s)", nullptr, static_cast<int>(total))
+                        .arg(verb)
+                        .arg(done));
         if (hook) {
             hook(done, total);
         }
@@ -56,15 +59,26 @@ ExportOutcome runExport(QPromise<ExportOutcome>& promise, const ExportRequest& r
         options.maxShardBytes = request.maxShardBytes;
         options.threads = request.threads;
         options.progress = stageProgress(promise, 0, ExportRunner::tr("Exporting"), cancel, hook);
+        QuantPlan plan = request.plan;
+        std::optional<GptqCalibration> gptq;
+        if (request.gptq) {
+            auto gptqOptions = *request.gptq;
+            gptqOptions.threads = request.threads;
+            gptqOptions.progress =
+                stageProgress(promise, 0, ExportRunner::tr("Solving GPTQ"), cancel, hook, false);
+            gptq.emplace(calibrateGptq(request.source, plan, options.output, gptqOptions));
+            options.calibrated = &gptq->weights();
+            outcome.gptqSummary = QString::fromStdString(gptq->summary());
+        }
         options.modelCard =
-            renderModelCard(modelCardInputs(*request.source, request.plan, options.output, request.card));
-        outcome.result = exportCheckpoint(*request.source, request.plan, options);
+            renderModelCard(modelCardInputs(*request.source, plan, options.output, request.card));
+        outcome.result = exportCheckpoint(*request.source, plan, options);
         outcome.status = ExportOutcome::Status::Succeeded;
         if (request.verify && !cancel->load()) {
             VerifyOptions verify;
             verify.backend = backend.get();
             verify.threads = request.threads;
-            verify.targetLayers = request.plan.targetLayers;
+            verify.targetLayers = plan.targetLayers;
             verify.progress = stageProgress(promise, ExportRunner::kStageRange, ExportRunner::tr("Verifying"),
                                             cancel, hook);
             auto report = verifyExport(*request.source, Checkpoint::open(options.output), verify);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/export/exporter.h"
+#include "core/export/gptqcalibration.h"
 #include "core/export/modelcardinputs.h"
 #include "core/export/verifier.h"
 #include "core/plan/quantplan.h"
@@ -30,6 +31,8 @@ struct ExportRequest
     CardOptions card;                ///< README.md of the output (renderModelCard(modelCardInputs(...)))
     bool verify = true;              ///< run verifyExport() on the output afterwards
     Backend backend = Backend::Cpu;  ///< where quantization and the verify recomputation run
+    /// GPTQ from a capture before the export (its progress and threads are the runner's).
+    std::optional<GptqCalibrationOptions> gptq;
 };
 
 /// @brief How an export ended.
@@ -42,6 +45,7 @@ struct ExportOutcome
     QString error;
     ExportResult result;
     std::optional<VerifyReport> verify; ///< set when verification ran
+    QString gptqSummary;                ///< GptqCalibration::summary() when GPTQ ran
     double seconds = 0;
 };
 

@@ -46,7 +46,8 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller), m_job(new SweepJob(this)), m_plot(new FrontierPlot(this)),
       m_sweepButton(new QPushButton(tr("&Sweep Schemes"), this)),
       m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
-      m_priors(new QCheckBox(tr("Role &priors for α"), this)), m_alphaSource(new QLabel(this)),
+      m_priors(new QCheckBox(tr("Role &priors for α"), this)),
+      m_searchRounding(new QCheckBox(tr("Also search &rounding"), this)), m_alphaSource(new QLabel(this)),
       m_clearAlphas(new QPushButton(tr("Clear α"), this)), m_axis(new QComboBox(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_summary(new QLabel(this)),
       m_changes(new QTableWidget(0, 4, this))
@@ -61,6 +62,10 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     m_progress->setMaximumWidth(fontMetrics().averageCharWidth() * 24);
     m_priors->setToolTip(tr("α per role instead of 1 everywhere: fc 2, down_proj 1.5, q/k/v 1.5, others 1 "
                             "(heuristics, not measurements)."));
+    m_searchRounding->setObjectName(QStringLiteral("searchRoundingBox"));
+    m_searchRounding->setToolTip(
+        tr("Sweep every candidate scheme under mse and range rounding as well as rtn, so that the allocator "
+           "picks a rounding per unit (same bytes, lower error; the sweep takes several times longer)."));
     m_axis->addItem(tr("Streamed bytes"));
     m_axis->addItem(tr("Drafter ms on GB10 (273 GB/s)"), 273.0);
     m_axis->addItem(tr("Drafter ms on H200 (4800 GB/s)"), 4800.0);
@@ -87,6 +92,7 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     top->addWidget(m_sweepButton);
     top->addWidget(m_cancelButton);
     top->addWidget(m_progress);
+    top->addWidget(m_searchRounding);
     top->addWidget(m_priors);
     m_alphaSource->setObjectName(QStringLiteral("budgetAlphaSource"));
     m_alphaSource->hide();
@@ -169,6 +175,9 @@ void BudgetPanel::startSweep()
     }
     SweepOptions options;
     options.plan = m_controller->planOptions();
+    if (m_searchRounding->isChecked()) {
+        options.roundings = parseRoundingCandidates("mse,range");
+    }
     m_baseEdits = m_controller->edits();
     m_progress->setValue(0);
     m_sweepButton->setEnabled(false);
@@ -317,30 +326,39 @@ void BudgetPanel::applyPoint(int index)
         return;
     }
     const auto allocation = m_allocator->atFrontier(static_cast<std::size_t>(index));
-    // What changes, module by module, against the plan in use.
-    std::map<std::string, const WeightScheme*> before;
+    // What changes, module by module, against the plan in use: its scheme, or its rounding.
+    using Choice = std::pair<const WeightScheme*, const RoundingMethod*>;
+    const auto choiceText = [](const Choice& c) {
+        return c.second == &rtnRounding() ? schemeText(*c.first)
+                                          : tr("%1 · %2").arg(schemeText(*c.first), roundingText(*c.second));
+    };
+    std::map<std::string, Choice> before;
     if (const auto plan = m_controller->plan()) {
         for (const auto& m : plan->modules) {
-            before[m.name] = m.decision == PlanDecision::Quantize ? m.scheme : &keepScheme();
+            before[m.name] = m.decision == PlanDecision::Quantize && m.rounding
+                                 ? Choice{m.scheme, m.rounding}
+                                 : Choice{&keepScheme(), &rtnRounding()};
         }
     }
     m_changes->setRowCount(0);
     for (const auto& choice : allocation.units) {
+        const Choice now{choice.scheme, choice.scheme->quantizes() ? choice.rounding : &rtnRounding()};
         for (const auto& module : m_sweep->units[choice.unit].modules) {
             const auto it = before.find(module);
-            if (it == before.end() || it->second == choice.scheme) {
+            if (it == before.end() || it->second == now) {
                 continue;
             }
             const int row = m_changes->rowCount();
             m_changes->insertRow(row);
             m_changes->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(module)));
-            m_changes->setItem(row, 1, new QTableWidgetItem(schemeText(*it->second)));
-            m_changes->setItem(row, 2, new QTableWidgetItem(schemeText(*choice.scheme)));
+            m_changes->setItem(row, 1, new QTableWidgetItem(choiceText(it->second)));
+            m_changes->setItem(row, 2, new QTableWidgetItem(choiceText(now)));
             m_changes->setItem(row, 3, new QTableWidgetItem(formatRelError(choice.relErr)));
         }
     }
     PlanEdits after = m_baseEdits;
     after.schemes.append(toStringList(allocation.rules));
+    after.roundings.append(toStringList(allocation.roundingRules));
     PlanBudget record;
     record.objective = "streamed_bytes";
     record.budgetBytes = allocation.point.streamedBytes;
@@ -348,6 +366,11 @@ void BudgetPanel::applyPoint(int index)
     record.alpha = alphaRules();
     for (const auto* scheme : m_sweep->candidates) {
         record.candidates.emplace_back(scheme->name);
+    }
+    for (const auto* method : m_sweep->roundings) {
+        if (method != &rtnRounding()) {
+            record.roundingCandidates.emplace_back(method->name);
+        }
     }
     after.budget = std::move(record);
     m_applied = index;

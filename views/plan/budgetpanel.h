@@ -27,7 +27,8 @@ struct SweepJobResult;
 /// cancel), shows the exact Pareto frontier of the allocator with the presets and the current plan on it,
 /// and applies the plan of a frontier point when the budget slider moves or a point is clicked. Applying
 /// is one undoable plan edit (the plan's scheme rules at sweep time plus one rule per unit); a drag is one
-/// undo step. The "what changed" table lists the modules whose scheme the last application changed.
+/// undo step. The "what changed" table lists the modules whose scheme or rounding the last application
+/// changed.
 class BudgetPanel : public QWidget
 {
     Q_OBJECT
@@ -39,6 +40,9 @@ class BudgetPanel : public QWidget
     FrontierPlot* frontierPlot() const { return m_plot; }
     QSlider* budgetSlider() const { return m_slider; }
     QCheckBox* rolePriorsBox() const { return m_priors; }
+    /// @brief Checked: the sweep also measures every candidate scheme under mse and range rounding, so the
+    /// allocator chooses a rounding per unit too.
+    QCheckBox* searchRoundingBox() const { return m_searchRounding; }
     QTableWidget* changesTable() const { return m_changes; }
     QPushButton* sweepButton() const { return m_sweepButton; }
     /// @brief The measured sweep, or null.
@@ -84,6 +88,7 @@ class BudgetPanel : public QWidget
     QPushButton* m_cancelButton;
     QProgressBar* m_progress;
     QCheckBox* m_priors;
+    QCheckBox* m_searchRounding;
     QLabel* m_alphaSource;
     QPushButton* m_clearAlphas;
     QStringList m_externalAlphas;

@@ -4,8 +4,10 @@
 #include "core/plan/matchentry.h"
 #include "core/plan/nameregex.h"
 #include "core/plan/preset.h"
+#include "core/quant/roundingmethod.h"
 #include "views/document/document.h"
 #include "views/plan/planeditcommand.h"
+#include "views/plan/roundingrulepreview.h"
 #include "views/shared/formatting.h"
 
 #include <QSet>
@@ -30,13 +32,15 @@ std::vector<std::string> toStd(const QStringList& list)
     return out;
 }
 
-QString kindLabel(EntryKind kind)
+QString kindLabel(PlanList list)
 {
-    switch (kind) {
-    case EntryKind::Target:
+    switch (list.id) {
+    case PlanList::Targets:
         return PlanController::tr("target");
-    case EntryKind::Scheme:
+    case PlanList::Schemes:
         return PlanController::tr("scheme rule");
+    case PlanList::Roundings:
+        return PlanController::tr("rounding rule");
     default:
         return PlanController::tr("ignore");
     }
@@ -69,8 +73,12 @@ bool PlanController::isPending() const
     return m_debounce->isActive();
 }
 
-QStringList PlanController::presetEntries(EntryKind kind) const
+QStringList PlanController::presetEntries(PlanList list) const
 {
+    if (list == PlanList::Roundings) {
+        return {};
+    }
+    const EntryKind kind = list.entryKind();
     std::string name = m_edits.preset.toStdString();
     if (name == "auto") {
         name = autoPresetName(detectArchitecture(m_config));
@@ -106,16 +114,23 @@ void PlanController::onSnapshotChanged()
     recomputeNow();
 }
 
-QStringList& PlanController::entriesOf(PlanEdits& edits, EntryKind kind) const
+QStringList& PlanController::entriesOf(PlanEdits& edits, PlanList list) const
 {
-    return kind == EntryKind::Target   ? edits.targets
-           : kind == EntryKind::Scheme ? edits.schemes
-                                       : edits.ignore;
+    switch (list.id) {
+    case PlanList::Targets:
+        return edits.targets;
+    case PlanList::Schemes:
+        return edits.schemes;
+    case PlanList::Roundings:
+        return edits.roundings;
+    default:
+        return edits.ignore;
+    }
 }
 
-const QStringList& PlanController::userEntries(EntryKind kind) const
+const QStringList& PlanController::userEntries(PlanList list) const
 {
-    return entriesOf(const_cast<PlanEdits&>(m_edits), kind);
+    return entriesOf(const_cast<PlanEdits&>(m_edits), list);
 }
 
 void PlanController::edit(const PlanEdits& requested, const QString& text, const QString& mergeKey)
@@ -146,46 +161,46 @@ void PlanController::setPreset(const QString& preset)
     edit(after, tr("Preset %1").arg(preset));
 }
 
-int PlanController::addEntry(EntryKind kind, const QString& text)
+int PlanController::addEntry(PlanList list, const QString& text)
 {
     PlanEdits after = m_edits;
-    entriesOf(after, kind).append(text);
-    edit(after, tr("Add %1 entry").arg(kindLabel(kind)));
-    return static_cast<int>(entriesOf(m_edits, kind).size()) - 1;
+    entriesOf(after, list).append(text);
+    edit(after, tr("Add %1 entry").arg(kindLabel(list)));
+    return static_cast<int>(entriesOf(m_edits, list).size()) - 1;
 }
 
-void PlanController::setEntry(EntryKind kind, int index, const QString& text, const QString& mergeKey)
+void PlanController::setEntry(PlanList list, int index, const QString& text, const QString& mergeKey)
 {
     PlanEdits after = m_edits;
-    auto& list = entriesOf(after, kind);
-    if (index < 0 || index >= list.size()) {
+    auto& entries = entriesOf(after, list);
+    if (index < 0 || index >= entries.size()) {
         return;
     }
-    list[index] = text;
-    edit(after, tr("Edit %1 entry").arg(kindLabel(kind)), mergeKey);
+    entries[index] = text;
+    edit(after, tr("Edit %1 entry").arg(kindLabel(list)), mergeKey);
 }
 
-void PlanController::removeEntry(EntryKind kind, int index)
+void PlanController::removeEntry(PlanList list, int index)
 {
     PlanEdits after = m_edits;
-    auto& list = entriesOf(after, kind);
-    if (index < 0 || index >= list.size()) {
+    auto& entries = entriesOf(after, list);
+    if (index < 0 || index >= entries.size()) {
         return;
     }
-    list.removeAt(index);
-    edit(after, tr("Remove %1 entry").arg(kindLabel(kind)));
+    entries.removeAt(index);
+    edit(after, tr("Remove %1 entry").arg(kindLabel(list)));
 }
 
-bool PlanController::moveEntry(EntryKind kind, int index, int delta)
+bool PlanController::moveEntry(PlanList list, int index, int delta)
 {
     PlanEdits after = m_edits;
-    auto& list = entriesOf(after, kind);
+    auto& entries = entriesOf(after, list);
     const int to = index + delta;
-    if (index < 0 || index >= list.size() || to < 0 || to >= list.size()) {
+    if (index < 0 || index >= entries.size() || to < 0 || to >= entries.size()) {
         return false;
     }
-    list.move(index, to);
-    edit(after, tr("Move %1 entry").arg(kindLabel(kind)));
+    entries.move(index, to);
+    edit(after, tr("Move %1 entry").arg(kindLabel(list)));
     return true;
 }
 
@@ -205,6 +220,17 @@ void PlanController::setDefaultScheme(const QString& name)
     PlanEdits after = m_edits;
     after.defaultScheme = schemeText(*scheme);
     edit(after, tr("Default scheme %1").arg(after.defaultScheme));
+}
+
+void PlanController::setDefaultRounding(const QString& name)
+{
+    const auto* method = findRoundingMethod(name.toStdString());
+    if (!method) {
+        return;
+    }
+    PlanEdits after = m_edits;
+    after.rounding = roundingText(*method);
+    edit(after, tr("Rounding %1").arg(after.rounding));
 }
 
 bool PlanController::setModuleScheme(const QString& module, const QString& scheme, QString* message)
@@ -261,6 +287,10 @@ PlanEdits PlanController::editsFor(const PlanOptions& options)
     edits.targets = toQt(options.targets);
     edits.ignore = toQt(options.ignore);
     edits.schemes = toQt(options.schemes);
+    // The controls show canonical names; an unknown one is kept for makePlan() to report.
+    const auto* rounding = findRoundingMethod(options.rounding);
+    edits.rounding = QString::fromStdString(rounding ? std::string(rounding->name) : options.rounding);
+    edits.roundings = toQt(options.roundings);
     edits.targetLayers = options.targetLayers;
     edits.budget = options.budget;
     if (const auto* scheme = intSymmetricScheme(options.bits, options.groupSize)) {
@@ -298,6 +328,8 @@ PlanOptions PlanController::optionsFor(const PlanEdits& edits) const
     options.targets = toStd(edits.targets);
     options.ignore = toStd(edits.ignore);
     options.schemes = toStd(edits.schemes);
+    options.rounding = edits.rounding.toStdString();
+    options.roundings = toStd(edits.roundings);
     options.targetLayers = edits.targetLayers;
     options.budget = edits.budget;
     if (const auto* scheme = findWeightScheme(edits.defaultScheme.toStdString());
@@ -320,6 +352,9 @@ void PlanController::recomputeNow()
 {
     m_debounce->stop();
     m_plan = computePlan(m_edits);
+    m_roundingPreviews = m_plan ? std::make_shared<const std::vector<EntryPreview>>(
+                                      previewRoundingRules(*m_plan, m_edits.roundings))
+                                : nullptr;
     publishDecisions();
     Q_EMIT planChanged();
 }
@@ -331,12 +366,16 @@ void PlanController::publishDecisions()
     }
     std::vector<TensorAnalysisUpdate> updates;
     for (const auto& module : m_plan->modules) {
-        const QString decision =
-            module.decision == PlanDecision::Quantize ? schemeText(*module.scheme) : tr("keep");
+        const bool quantized = module.decision == PlanDecision::Quantize;
+        const QString decision = quantized ? schemeText(*module.scheme) : tr("keep");
+        const QString rounding = quantized && module.rounding && module.rounding != &rtnRounding()
+                                     ? roundingText(*module.rounding)
+                                     : QString();
         for (const auto& tensor : module.tensors) {
             TensorAnalysisUpdate update;
             update.tensor = QString::fromStdString(tensor);
             update.decision = decision;
+            update.rounding = rounding;
             updates.push_back(std::move(update));
         }
     }

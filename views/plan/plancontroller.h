@@ -3,6 +3,7 @@
 #include "core/plan/entrypreview.h"
 #include "core/plan/quantplan.h"
 #include "views/plan/planedits.h"
+#include "views/plan/planlist.h"
 
 #include <QObject>
 #include <QStringList>
@@ -32,8 +33,8 @@ class PlanController : public QObject
     QUndoStack* undoStack() const { return m_undo; }
     Document* document() const { return m_document; }
     const PlanEdits& edits() const { return m_edits; }
-    /// @brief The user entries of @p kind in the current edits.
-    const QStringList& userEntries(EntryKind kind) const;
+    /// @brief The user entries of @p list in the current edits.
+    const QStringList& userEntries(PlanList list) const;
     /// @brief What the current edits and scheme ask of core's makePlan() (also what `plan` and
     /// `quantize` take on the command line).
     PlanOptions planOptions() const { return optionsFor(m_edits); }
@@ -44,8 +45,13 @@ class PlanController : public QObject
     const QuantPlan* exportablePlan() const;
     /// @brief True while an edit waits for the debounce to re-plan.
     bool isPending() const;
-    /// @brief The preset's own entries of @p kind for the current edits (shown read-only above the user's).
-    QStringList presetEntries(EntryKind kind) const;
+    /// @brief The preset's own entries of @p list for the current edits (shown read-only above the user's;
+    /// presets have no rounding rules).
+    QStringList presetEntries(PlanList list) const;
+    /// @brief The preview of each user rounding rule of the current plan, in order (core's QuantPlan::entries
+    /// holds those of the other lists); null when there is no plan. Shared, like the plan, so that a model
+    /// holding it stays valid until it refreshes.
+    std::shared_ptr<const std::vector<EntryPreview>> roundingPreviews() const { return m_roundingPreviews; }
 
     /// @brief Pushes an undoable edit from the current state to @p after. Edits with the same non-empty
     /// @p mergeKey in a row (keystrokes in one entry) merge into one undo step.
@@ -54,14 +60,14 @@ class PlanController : public QObject
     void applyEdits(const PlanEdits& edits);
 
     void setPreset(const QString& preset);
-    /// @brief Appends a user entry of @p kind. @return its index.
-    int addEntry(EntryKind kind, const QString& text);
+    /// @brief Appends a user entry to @p list. @return its index.
+    int addEntry(PlanList list, const QString& text);
     /// @brief Replaces user entry @p index; edits with the same non-empty @p mergeKey in a row (keystrokes
     /// of one editing session) merge into one undo step.
-    void setEntry(EntryKind kind, int index, const QString& text, const QString& mergeKey = {});
-    void removeEntry(EntryKind kind, int index);
+    void setEntry(PlanList list, int index, const QString& text, const QString& mergeKey = {});
+    void removeEntry(PlanList list, int index);
     /// @brief Moves user entry @p index by @p delta (-1 up, +1 down). @return false at either end.
-    bool moveEntry(EntryKind kind, int index, int delta);
+    bool moveEntry(PlanList list, int index, int delta);
     void setTargetLayers(std::optional<int> layers);
 
     /// @brief Flips the decision of Linear module @p module (checkpoint name) by editing the entries: keep
@@ -74,6 +80,9 @@ class PlanController : public QObject
     /// @brief Sets the default scheme (an undoable edit): @p name must be an integer symmetric scheme
     /// (W4A16, W4A16:g32, ..., W8A16:channel), the ones --bits/--group express.
     void setDefaultScheme(const QString& name);
+    /// @brief Sets the rounding method of quantized modules no rounding rule names (an undoable edit):
+    /// @p name must be a rounding method (roundingMethods(), any case).
+    void setDefaultRounding(const QString& name);
     /// @brief Gives Linear module @p module (checkpoint name) and its fused partners @p scheme (BF16 keeps
     /// it) with a scheme rule on its exact vLLM name, replacing an earlier rule of the user for the same
     /// name. @return false, with @p message saying why, when the plan cannot apply it (a vLLM limit, the
@@ -106,13 +115,14 @@ class PlanController : public QObject
     void scheduleRecompute();
     PlanOptions optionsFor(const PlanEdits& edits) const;
     std::shared_ptr<const QuantPlan> computePlan(const PlanEdits& edits) const;
-    QStringList& entriesOf(PlanEdits& edits, EntryKind kind) const;
+    QStringList& entriesOf(PlanEdits& edits, PlanList list) const;
 
     Document* m_document;
     QUndoStack* m_undo;
     QTimer* m_debounce;
     PlanEdits m_edits;
     std::shared_ptr<const QuantPlan> m_plan;
+    std::shared_ptr<const std::vector<EntryPreview>> m_roundingPreviews; ///< of m_plan's rounding rules
     bool m_hasCheckpoint = false;
     nlohmann::json m_config;
     std::vector<TensorInfo> m_tensors;

@@ -9,8 +9,8 @@
 
 namespace spark {
 
-PlanEntryListModel::PlanEntryListModel(PlanController* controller, EntryKind kind, QObject* parent)
-    : QAbstractTableModel(parent), m_controller(controller), m_kind(kind)
+PlanEntryListModel::PlanEntryListModel(PlanController* controller, PlanList list, QObject* parent)
+    : QAbstractTableModel(parent), m_controller(controller), m_list(list)
 {
     connect(m_controller, &PlanController::editsChanged, this, &PlanEntryListModel::refresh);
     connect(m_controller, &PlanController::planChanged, this, &PlanEntryListModel::refresh);
@@ -19,16 +19,19 @@ PlanEntryListModel::PlanEntryListModel(PlanController* controller, EntryKind kin
 
 void PlanEntryListModel::refresh()
 {
-    const QStringList preset = m_controller->presetEntries(m_kind);
-    const QStringList user = m_controller->userEntries(m_kind);
+    const QStringList preset = m_controller->presetEntries(m_list);
+    const QStringList user = m_controller->userEntries(m_list);
     auto plan = m_controller->plan();
+    auto roundingPreviews = m_controller->roundingPreviews();
     // Pair each row with its preview when the plan was made from exactly these entries; while an edit
     // waits for the debounce the row shows its text and a pending preview.
     std::vector<const EntryPreview*> previews(static_cast<std::size_t>(preset.size() + user.size()), nullptr);
-    if (plan) {
+    // Rounding rules are previewed apart from core's entries (with the scheme rules' kind).
+    const bool rounding = m_list == PlanList::Roundings;
+    if (plan && (!rounding || roundingPreviews)) {
         std::vector<const EntryPreview*> ofKind;
-        for (const auto& e : plan->entries) {
-            if (e.kind == m_kind) {
+        for (const auto& e : rounding ? *roundingPreviews : plan->entries) {
+            if (e.kind == m_list.entryKind()) {
                 ofKind.push_back(&e);
             }
         }
@@ -47,6 +50,7 @@ void PlanEntryListModel::refresh()
         m_preset = preset;
         m_user = user;
         m_plan = std::move(plan);
+        m_roundingPreviews = std::move(roundingPreviews);
         m_previews = std::move(previews);
         if (rowCount() > 0) {
             Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
@@ -57,6 +61,7 @@ void PlanEntryListModel::refresh()
     m_preset = preset;
     m_user = user;
     m_plan = std::move(plan);
+    m_roundingPreviews = std::move(roundingPreviews);
     m_previews = std::move(previews);
     endResetModel();
 }
@@ -228,9 +233,9 @@ bool PlanEntryListModel::setData(const QModelIndex& index, const QVariant& value
     }
     const QString key =
         m_session > 0
-            ? QStringLiteral("entry:%1:%2:%3").arg(static_cast<int>(m_kind)).arg(user).arg(m_session)
+            ? QStringLiteral("entry:%1:%2:%3").arg(static_cast<int>(m_list.id)).arg(user).arg(m_session)
             : QString();
-    m_controller->setEntry(m_kind, user, value.toString(), key);
+    m_controller->setEntry(m_list, user, value.toString(), key);
     return true;
 }
 

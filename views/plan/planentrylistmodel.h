@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/plan/entrypreview.h"
+#include "views/plan/planlist.h"
 
 #include <QAbstractTableModel>
 #include <QStringList>
@@ -11,9 +12,10 @@ namespace spark {
 class PlanController;
 struct QuantPlan;
 
-/// @brief The `targets` or the `ignore` entries of the plan: the preset's (read-only, shown first) then
-/// the user's (editable in place), each with its live preview from makePlan(): how many modules it
-/// matches, its regex error with the position, or why it looks wrong (matches nothing, unescaped dot).
+/// @brief One list of the plan (the `targets` or `ignore` entries, the scheme or the rounding rules): the
+/// preset's (read-only, shown first) then the user's (editable in place), each with its live preview from
+/// makePlan(): how many modules it matches, its regex error with the position, or why it looks wrong
+/// (matches nothing, unescaped dot).
 class PlanEntryListModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -26,9 +28,9 @@ class PlanEntryListModel : public QAbstractTableModel
         MatchedModulesRole,               ///< QStringList of checkpoint modules the entry matches
     };
 
-    PlanEntryListModel(PlanController* controller, EntryKind kind, QObject* parent = nullptr);
+    PlanEntryListModel(PlanController* controller, PlanList list, QObject* parent = nullptr);
 
-    EntryKind kind() const { return m_kind; }
+    PlanList list() const { return m_list; }
     /// @brief The row of user entry @p index.
     int rowOfUserEntry(int index) const { return static_cast<int>(m_preset.size()) + index; }
 
@@ -49,10 +51,11 @@ class PlanEntryListModel : public QAbstractTableModel
     const EntryPreview* previewAt(int row) const;
 
     PlanController* m_controller;
-    EntryKind m_kind;
+    PlanList m_list;
     QStringList m_preset;
     QStringList m_user;
     std::shared_ptr<const QuantPlan> m_plan;
+    std::shared_ptr<const std::vector<EntryPreview>> m_roundingPreviews; ///< keeps the rows' previews valid
     std::vector<const EntryPreview*> m_previews; ///< by row, null while a preview is pending
     int m_session = 0;
 };

@@ -83,7 +83,8 @@ void PlanModuleModel::announceErrorChanges(const std::vector<ModuleError>& befor
     }
 }
 
-std::optional<double> PlanModuleModel::sweepError(const std::string& module, const WeightScheme* scheme) const
+std::optional<double> PlanModuleModel::sweepError(const std::string& module, const WeightScheme* scheme,
+                                                  const RoundingMethod* rounding) const
 {
     if (!m_sweep || !m_sweep->measured) {
         return std::nullopt;
@@ -92,7 +93,7 @@ std::optional<double> PlanModuleModel::sweepError(const std::string& module, con
         if (std::find(unit.modules.begin(), unit.modules.end(), module) == unit.modules.end()) {
             continue;
         }
-        const auto* candidate = unit.candidate(scheme);
+        const auto* candidate = unit.candidate(scheme, rounding ? rounding : &rtnRounding());
         return candidate ? std::optional<double>(candidate->relErr) : std::nullopt;
     }
     return std::nullopt;
@@ -169,12 +170,14 @@ void PlanModuleModel::recomputeErrors()
         auto& error = m_errors[i];
         const bool quantized = m.decision == PlanDecision::Quantize && m.scheme && m.scheme->quantizes();
         // Kept modules (and an analysis of unknown scheme) show the analysis: what quantizing would cost.
-        if (!quantized || !m_analysisScheme || (m.scheme == m_analysisScheme && analysed.relError)) {
+        // The analysis rounds by rtn: it stands for a module of its scheme only when that one rounds by rtn.
+        const bool rtn = !m.rounding || m.rounding == &rtnRounding();
+        if (!quantized || !m_analysisScheme || (m.scheme == m_analysisScheme && rtn && analysed.relError)) {
             error = analysed;
             continue;
         }
         // A quantized module shows its own scheme's error: the sweep measured every legal scheme.
-        if (const auto swept = sweepError(m.name, m.scheme)) {
+        if (const auto swept = sweepError(m.name, m.scheme, m.rounding)) {
             error.relError = swept;
             error.combined = !m.fusedGroup.empty();
             error.source = ErrorSource::Sweep;
@@ -310,7 +313,17 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
         break;
     case Decision:
         if (role == Qt::DisplayRole || role == SortRole) {
-            return quantized ? schemeText(*m.scheme) : tr("keep");
+            if (!quantized) {
+                return tr("keep");
+            }
+            // RTN is today's rounding and the default: only another method earns room in the narrow column.
+            return m.rounding && m.rounding != &rtnRounding()
+                       ? tr("%1 · %2").arg(schemeText(*m.scheme), roundingText(*m.rounding))
+                       : schemeText(*m.scheme);
+        }
+        if (role == Qt::ToolTipRole && quantized && m.rounding) {
+            return tr("%1, %2 rounding: %3")
+                .arg(schemeText(*m.scheme), roundingText(*m.rounding), roundingSummary(*m.rounding));
         }
         if (role == Qt::CheckStateRole && m.isLinear()) {
             return quantized ? Qt::Checked : Qt::Unchecked;

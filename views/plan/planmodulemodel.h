@@ -10,6 +10,7 @@
 
 namespace spark {
 
+struct RoundingMethod;
 struct QuantPlan;
 struct SweepResult;
 struct WeightScheme;
@@ -82,8 +83,10 @@ class PlanModuleModel : public QAbstractTableModel
     };
     void recomputeErrors();
     void announceErrorChanges(const std::vector<ModuleError>& before);
-    /// The sweep's error of @p scheme on the decision unit holding @p module (the whole fused set).
-    std::optional<double> sweepError(const std::string& module, const WeightScheme* scheme) const;
+    /// The sweep's error of @p scheme under @p rounding on the decision unit holding @p module (the whole
+    /// fused set); none when the sweep did not measure that pair.
+    std::optional<double> sweepError(const std::string& module, const WeightScheme* scheme,
+                                     const RoundingMethod* rounding) const;
     const TensorRowResult* resultOf(const std::string& tensor) const;
 
     std::shared_ptr<const QuantPlan> m_plan;

@@ -4,6 +4,7 @@
 #include "core/plan/plancommand.h"
 #include "core/plan/preset.h"
 #include "core/plan/quantplan.h"
+#include "core/quant/roundingmethod.h"
 #include "views/document/document.h"
 #include "views/export/exportdialog.h"
 #include "views/plan/elidinglabel.h"
@@ -134,12 +135,38 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     top->insertWidget(3, schemeLabel);
     top->insertWidget(4, m_defaultScheme);
 
+    // The default rounding: how quantized modules no rounding rule names are rounded (--rounding METHOD).
+    m_rounding = new QComboBox(this);
+    m_rounding->setObjectName(QStringLiteral("defaultRounding"));
+    for (const auto& method : roundingMethods()) {
+        m_rounding->addItem(roundingText(method), roundingText(method));
+        m_rounding->setItemData(m_rounding->count() - 1, roundingSummary(method), Qt::ToolTipRole);
+    }
+    connect(m_rounding, &QComboBox::activated, this,
+            [this](int index) { m_controller->setDefaultRounding(m_rounding->itemData(index).toString()); });
+    auto* roundingLabel = new QLabel(tr("&Rounding:"), this);
+    roundingLabel->setBuddy(m_rounding);
+    top->insertWidget(5, roundingLabel);
+    top->insertWidget(6, m_rounding);
+    // Focus follows the line left to right (the default scheme and the rounding were made after the rest).
+    setTabOrder(m_preset, m_defaultScheme);
+    setTabOrder(m_defaultScheme, m_rounding);
+    setTabOrder(m_rounding, m_targetLayers);
+    setTabOrder(m_targetLayers, copyCommand);
+
     m_targets = new PlanEntryEditor(controller, EntryKind::Target, this);
     m_ignore = new PlanEntryEditor(controller, EntryKind::Ignore, this);
     m_schemes = new PlanEntryEditor(controller, EntryKind::Scheme, this);
     m_targets->setTitle(tr("Targets"));
     m_ignore->setTitle(tr("Ignore (kept BF16)"));
-    m_schemes->setTitle(tr("Scheme rules (later rules win)"));
+    // Scheme and rounding rules are two independent ordered lists (PlanOptions::schemes, ::roundings):
+    // one editor with a tab for each keeps every list at five rows in a 700-pixel window.
+    // Short tab names: with their counts they still leave the buttons room in the narrow column.
+    m_schemes->setTitle(tr("Schemes"));
+    m_schemes->addList(PlanList::Roundings, tr("Rounding"));
+    m_schemes->tabBar()->setToolTip(
+        tr("Scheme rules ENTRY=SCHEME choose what a module is quantized to, rounding rules ENTRY=METHOD how "
+           "its scales are chosen; in each list later rules win, and the two apply independently."));
     // Equal parts: at 1200×700 each list shows five rows; none can be dragged away entirely.
     auto* entries = new QSplitter(Qt::Vertical, this);
     entries->setObjectName(QStringLiteral("planEntriesSplitter"));
@@ -329,6 +356,14 @@ void PlanTab::onEditsChanged()
         m_targetLayers->setValue(edits.targetLayers.value_or(0));
     }
     m_defaultScheme->setCurrentIndex(std::max(0, m_defaultScheme->findData(edits.defaultScheme)));
+    m_rounding->setCurrentIndex(std::max(0, m_rounding->findData(edits.rounding)));
+    updateRoundingToolTip();
+}
+
+void PlanTab::updateRoundingToolTip()
+{
+    m_rounding->setToolTip(tr("The rounding method of quantized modules no rounding rule names: %1")
+                               .arg(m_rounding->currentData(Qt::ToolTipRole).toString()));
 }
 
 void PlanTab::onSnapshotChanged()

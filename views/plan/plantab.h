@@ -17,11 +17,12 @@ class PlanEntryEditor;
 class PlanModuleModel;
 class SummaryBar;
 
-/// @brief The "Plan" tab: preset, the user's target, ignore and scheme entries with their live preview, the
-/// modules coloured by decision (with a checkbox per Linear), the lint findings and the size/timing
-/// summary table. Everything shown comes from the PlanController's current plan.
+/// @brief The "Plan" tab: preset, default scheme and rounding, the user's target, ignore, scheme and rounding
+/// entries with their live preview, the modules coloured by decision (with a checkbox per Linear), the lint
+/// findings and the size/timing summary table. Everything shown comes from the PlanController's current plan.
 ///
-/// Layout: the three entry lists stacked on the left in a splitter of equal parts; on the right the modules
+/// Layout: three entry editors stacked on the left in a splitter of equal parts (targets, ignore, and the
+/// scheme and rounding rules behind two tabs of the third); on the right the modules
 /// over the lint (a splitter in which the modules take any extra height and the lint keeps four rows), the
 /// summary table below them. At 1200×700 every entry list shows five rows and the lint four.
 class PlanTab : public QWidget
@@ -33,8 +34,11 @@ class PlanTab : public QWidget
 
     PlanEntryEditor* targetsEditor() const { return m_targets; }
     PlanEntryEditor* ignoreEditor() const { return m_ignore; }
+    /// @brief The rules editor: the scheme rules, with the rounding rules behind its second tab.
     PlanEntryEditor* schemesEditor() const { return m_schemes; }
     QComboBox* defaultSchemeBox() const { return m_defaultScheme; }
+    /// @brief The default rounding method (PlanOptions::rounding); item data is the method's name.
+    QComboBox* roundingBox() const { return m_rounding; }
     PlanModuleModel* moduleModel() const { return m_modules; }
     QTableView* modulesView() const { return m_modulesView; }
     LintModel* lintModel() const { return m_lint; }
@@ -61,6 +65,8 @@ class PlanTab : public QWidget
   private:
     void onPlanChanged();
     void onEditsChanged();
+    // The combo's tooltip: what the default rounding does, with the summary of the method chosen.
+    void updateRoundingToolTip();
     void onSnapshotChanged();
 
     PlanController* m_controller;
@@ -72,6 +78,7 @@ class PlanTab : public QWidget
     PlanEntryEditor* m_ignore;
     PlanEntryEditor* m_schemes;
     QComboBox* m_defaultScheme;
+    QComboBox* m_rounding;
     PlanModuleModel* m_modules;
     QSortFilterProxyModel* m_modulesProxy;
     QTableView* m_modulesView;

@@ -42,4 +42,14 @@ QString schemeText(const WeightScheme& scheme)
     return QString::fromLatin1(scheme.name.data(), static_cast<qsizetype>(scheme.name.size()));
 }
 
+QString roundingText(const RoundingMethod& method)
+{
+    return QString::fromLatin1(method.name.data(), static_cast<qsizetype>(method.name.size()));
+}
+
+QString roundingSummary(const RoundingMethod& method)
+{
+    return QString::fromLatin1(method.summary.data(), static_cast<qsizetype>(method.summary.size()));
+}
+
 } // namespace spark

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/plan/draftmodule.h"
+#include "core/quant/roundingmethod.h"
 #include "core/quant/weightscheme.h"
 
 #include <QString>
@@ -16,6 +17,10 @@ QString formatCount(std::uint64_t count);
 QString roleText(ModuleRole role);
 /// "W8A16", "NVFP4A16": a scheme's name for display.
 QString schemeText(const WeightScheme& scheme);
+/// "rtn", "mse", "range": a rounding method's name for display (and for PlanOptions::rounding).
+QString roundingText(const RoundingMethod& method);
+/// @brief A rounding method's one-line summary, for tooltips.
+QString roundingSummary(const RoundingMethod& method);
 /// @brief A 0..1 fraction as "12.34 %".
 QString formatShare(double share);
 /// @brief A relative error ‖W − Q(W)‖ / ‖W‖ as a percentage with three significant digits ("15.9 %",

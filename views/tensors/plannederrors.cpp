@@ -54,7 +54,14 @@ std::shared_ptr<const AnalysisTable> plannedErrors(const DocumentSnapshot* snaps
             continue;
         }
         const WeightScheme* planned = findWeightScheme(result.decision.toStdString());
-        if (!planned || !planned->quantizes() || (planned == analysisScheme && result.relError)) {
+        // The analysis rounds by rtn: its figures stand for the plan's only when the module rounds by rtn.
+        const RoundingMethod* rounding =
+            result.rounding.isEmpty() ? &rtnRounding() : findRoundingMethod(result.rounding.toStdString());
+        if (!rounding) {
+            rounding = &rtnRounding();
+        }
+        const bool rtn = rounding == &rtnRounding();
+        if (!planned || !planned->quantizes() || (planned == analysisScheme && rtn && result.relError)) {
             continue;
         }
         if (!shown) {
@@ -66,13 +73,15 @@ std::shared_ptr<const AnalysisTable> plannedErrors(const DocumentSnapshot* snaps
         corrected.sqNorm.reset();
         corrected.sqErr.reset();
         const SweepUnit* unit = units.value(row.module, nullptr);
-        const SweepCandidate* candidate = unit ? unit->candidate(planned) : nullptr;
+        const SweepCandidate* candidate = unit ? unit->candidate(planned, rounding) : nullptr;
+        const QString shownScheme =
+            rtn ? result.decision : result.decision + QStringLiteral(" · ") + result.rounding;
         if (candidate) {
             corrected.relError = candidate->relErr;
-            corrected.sweptScheme = result.decision;
+            corrected.sweptScheme = shownScheme;
             corrected.sweptUnit = unit->modules.size() > 1;
         } else {
-            corrected.unmeasuredScheme = result.decision;
+            corrected.unmeasuredScheme = shownScheme;
         }
     }
     return shown ? std::shared_ptr<const AnalysisTable>(std::move(shown)) : analysis;

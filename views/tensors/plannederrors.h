@@ -13,8 +13,10 @@ struct WeightScheme;
 
 /// @brief The analysis table as the tensors view shows it (issue #25): the weight of every module the plan
 /// quantizes carries the rel. error of its planned scheme, the rule the Plan tab's module table follows.
-/// - The analysis' own figures when the analysis ran with the planned scheme (@p analysisScheme).
-/// - Otherwise the Budget tab's @p sweep error of that scheme on the module's decision unit (the whole fused
+/// - The analysis' own figures when the analysis ran with the planned scheme (@p analysisScheme) and the
+///   module rounds by rtn (the analysis does).
+/// - Otherwise the Budget tab's @p sweep error of that scheme and rounding on the module's decision unit (the
+/// whole fused
 ///   set for q/k/v and gate/up), in sweptScheme/sweptUnit; the max error and the Σ sums, which belong to the
 ///   analysis scheme, are dropped.
 /// - Otherwise no error, and unmeasuredScheme names the planned scheme.

@@ -22,6 +22,7 @@ struct TensorRowResult
     bool sweptUnit = false; ///< relError is the fused set's (q/k/v, gate/up), all its members together
     /// The planned scheme when neither the analysis nor the sweep measured it (the cell says so).
     QString unmeasuredScheme = {};
+    QString rounding = {}; ///< the planned rounding method of a quantized module ("mse"); empty: rtn
 };
 
 /// @brief Indexed like DocumentSnapshot::rows. Shared immutably between the document and its models;
@@ -38,6 +39,7 @@ struct TensorAnalysisUpdate
     std::optional<double> maxError;
     std::optional<double> sqNorm = std::nullopt; // initialized: older brace lists stop at maxError
     std::optional<double> sqErr = std::nullopt;
+    std::optional<QString> rounding = std::nullopt; ///< with decision: the module's rounding ("" = rtn)
 };
 
 } // namespace spark
