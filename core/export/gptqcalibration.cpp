@@ -47,36 +47,6 @@ std::int64_t colsOf(const Target& t)
     return static_cast<std::int64_t>(t.weight->info.shape[1]);
 }
 
-/// FP64 Hessian bytes a module needs during capture: one per input site (a fused qkv_proj has three).
-std::uint64_t hessianBytes(const Target& t)
-{
-    const auto cols = static_cast<std::uint64_t>(colsOf(t));
-    const bool fusedQkv = t.module->name.ends_with(".qkv_proj");
-    return cols * cols * sizeof(double) * (fusedQkv ? 3 : 1);
-}
-
-/// Modules in plan order, cut into passes whose Hessians fit @p memoryBytes together.
-std::vector<std::vector<Target*>> passesOf(std::vector<Target>& targets, std::uint64_t memoryBytes)
-{
-    std::vector<std::vector<Target*>> passes;
-    std::uint64_t used = 0;
-    for (auto& t : targets) {
-        const auto bytes = hessianBytes(t);
-        if (bytes > memoryBytes) {
-            throw ExportError("GPTQ: the input Hessian of '" + t.module->name + "' needs " +
-                              std::to_string(bytes) + " bytes, more than the Hessian memory limit of " +
-                              std::to_string(memoryBytes) + " bytes");
-        }
-        if (passes.empty() || used + bytes > memoryBytes) {
-            passes.emplace_back();
-            used = 0;
-        }
-        passes.back().push_back(&t);
-        used += bytes;
-    }
-    return passes;
-}
-
 /// Rows [first, first + count) of @p ranges as ranges of their own.
 GroupRanges rowsOfRanges(const GroupRanges& ranges, std::int64_t first, std::int64_t count)
 {
@@ -223,7 +193,6 @@ GptqCalibration calibrateGptq(const std::shared_ptr<const Checkpoint>& source, Q
         targets[i].ranges = contexts[i].context.ranges;
     }
 
-    const auto passes = passesOf(targets, options.memoryBytes);
     const auto capture = HiddenStateCapture::open(options.capture);
     const auto target = options.target.empty()
                             ? nullptr
@@ -233,59 +202,52 @@ GptqCalibration calibrateGptq(const std::shared_ptr<const Checkpoint>& source, Q
     matchCapture(capture, spec);
     DraftForward draft(std::move(spec), DraftWeights(source, target), threads);
 
-    std::uint64_t solved = 0;
-    for (std::size_t p = 0; p < passes.size(); ++p) {
-        const auto& pass = passes[p];
-        std::vector<std::string> names;
-        for (const auto* t : pass) {
-            names.push_back(t->module->name);
-        }
-        const auto hessianStart = Clock::now();
-        HessianCaptureOptions captureOptions;
-        captureOptions.samples = options.samples;
-        captureOptions.k = options.k;
-        captureOptions.memoryBytes = options.memoryBytes; // this pass fits: one forward over the capture
-        captureOptions.threads = threads;
-        captureOptions.progress = [&](std::uint64_t, std::uint64_t) {
-            return reportProgress(options.progress, solved, targets.size());
-        };
-        const auto hessians = captureHessians(draft, capture, names, captureOptions);
-        result.m_hessianSeconds += secondsSince(hessianStart);
-        result.m_samples = hessians.samples;
-        result.m_anchors = hessians.anchors;
-        ++result.m_passes;
-
-        // Solved lazily, one module at a time, while the pass's file is written.
+    std::map<std::string, Target*> byName;
+    std::vector<std::string> names;
+    for (auto& t : targets) {
+        byName[t.module->name] = &t;
+        names.push_back(t.module->name);
+    }
+    // The capture's progress (anchors over every pass); the solves between passes only honour a cancel.
+    std::uint64_t done = 0, total = 0;
+    HessianCaptureOptions captureOptions;
+    captureOptions.samples = options.samples;
+    captureOptions.k = options.k;
+    captureOptions.memoryBytes = options.memoryBytes;
+    captureOptions.threads = threads;
+    captureOptions.progress = [&](std::uint64_t d, std::uint64_t t) {
+        done = d;
+        total = t;
+        return reportProgress(options.progress, d, t);
+    };
+    // Each pass's modules are solved lazily, one at a time, while the pass's file is written; its
+    // Hessians are dropped before the next pass.
+    captureOptions.onPass = [&](std::map<std::string, std::vector<HessianSlice>>&& hessians) {
         std::vector<PlannedTensor> tensors;
-        for (auto* t : pass) {
-            const auto found = hessians.modules.find(t->module->name);
+        std::vector<Target*> pass;
+        for (auto& [name, slices] : hessians) {
+            auto* t = byName.at(name);
+            pass.push_back(t);
             std::int64_t tokens = 0;
-            if (found != hessians.modules.end()) {
-                for (const auto& slice : found->second) {
-                    tokens += slice.tokens;
-                }
-            }
-            if (tokens == 0) {
-                throw ExportError("GPTQ: no captured input reaches '" + t->module->name +
-                                  "' (the draft's forward never applies it to the capture)");
+            for (const auto& slice : slices) {
+                tokens += slice.tokens;
             }
             const auto& info = t->weight->info;
-            tensors.push_back({{info.name, info.dtype, info.shape},
-                               [&, t, slices = &found->second, tokens](ByteSink& sink) {
-                                   const auto start = Clock::now();
-                                   GptqModuleReport report{t->module->name, tokens, 0, 0, false};
-                                   const auto q =
-                                       solveModule(source, *t, *slices, options.solver, threads, report);
-                                   const auto bytes = toDTypeBytes(info.dtype, q);
-                                   sink.write(std::span<const std::byte>(bytes));
-                                   result.m_modules.push_back(std::move(report));
-                                   result.m_solveSeconds += secondsSince(start);
-                                   if (!reportProgress(options.progress, ++solved, targets.size())) {
-                                       throw IoError(IoErrorKind::Cancelled, t->module->name, "cancelled");
-                                   }
-                               }});
+            tensors.push_back(
+                {{info.name, info.dtype, info.shape}, [&, t, slices = &slices, tokens](ByteSink& sink) {
+                     const auto start = Clock::now();
+                     GptqModuleReport report{t->module->name, tokens, 0, 0, false};
+                     const auto q = solveModule(source, *t, *slices, options.solver, threads, report);
+                     const auto bytes = toDTypeBytes(info.dtype, q);
+                     sink.write(std::span<const std::byte>(bytes));
+                     result.m_modules.push_back(std::move(report));
+                     result.m_solveSeconds += secondsSince(start);
+                     if (!reportProgress(options.progress, done, total)) {
+                         throw IoError(IoErrorKind::Cancelled, t->module->name, "cancelled");
+                     }
+                 }});
         }
-        const auto folder = result.m_temp->path() / ("pass-" + std::to_string(p + 1));
+        const auto folder = result.m_temp->path() / ("pass-" + std::to_string(++result.m_passes));
         fs::create_directories(folder);
         writeSafetensorsShards(folder, std::move(tensors));
         const auto file = std::make_shared<const Checkpoint>(Checkpoint::open(folder));
@@ -293,6 +255,16 @@ GptqCalibration calibrateGptq(const std::shared_ptr<const Checkpoint>& source, Q
             SchemeContext context;
             context.ranges = t->ranges;
             result.m_weights.modules[t->module->name] = {file, context};
+        }
+    };
+    const auto hessians = captureHessians(draft, capture, names, captureOptions);
+    result.m_hessianSeconds = hessians.seconds - result.m_solveSeconds;
+    result.m_samples = hessians.samples;
+    result.m_anchors = hessians.anchors;
+    for (const auto& t : targets) {
+        if (!result.m_weights.modules.contains(t.module->name)) {
+            throw ExportError("GPTQ: no captured input reaches '" + t.module->name +
+                              "' (the draft's forward never applies it to the capture)");
         }
     }
     for (auto& group : plan.groups) {

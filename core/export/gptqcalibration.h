@@ -29,7 +29,8 @@ struct GptqCalibrationOptions
     std::uint64_t memoryBytes = 8ull << 30; ///< FP64 Hessians held at once; more modules take more passes
     GptqOptions solver;
     unsigned threads = 0; ///< 0: all cores
-    /// Modules solved / total (the capture passes report nothing finer); false cancels (IoError Cancelled).
+    /// Anchors run / total over every capture pass (the solves between passes report no progress but honour
+    /// a cancel); false cancels (IoError Cancelled).
     ProgressFn progress;
 };
 

@@ -273,6 +273,10 @@ HessianCaptureResult captureHessians(DraftForward& draft, const HiddenStateCaptu
             }
         }
         draft.setInputObserver(nullptr);
+        if (options.onPass) {
+            options.onPass(accumulator.take());
+            continue;
+        }
         for (auto& [name, slices] : accumulator.take()) {
             result.modules[name] = std::move(slices);
         }

@@ -11,6 +11,7 @@
 #include "core/progress.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct HessianCaptureOptions
     unsigned threads = 0;                   ///< the accumulation's threads (0: all cores)
     std::int64_t anchorsPerSample = 0;      ///< evenly spaced, the last one included (0: every eligible)
     ProgressFn progress;                    ///< anchors done / total over all passes; false cancels
+    /// When set, each pass's Hessians are handed here as soon as the pass ends instead of being kept in
+    /// the result, so memory holds one pass at a time (GPTQ solves them before the next pass).
+    std::function<void(std::map<std::string, std::vector<HessianSlice>>&&)> onPass;
 };
 
 /// @brief The Hessians of the requested modules.
@@ -58,7 +62,8 @@ struct HessianCaptureResult
 /// PlannedModule::name: "layers.0.mlp.down_proj", "fc", "lm_head"). A module the draft has but never applies
 /// as a Linear (embed_tokens, markov_w1: gathers) or does not have gets no entry. When the Hessians
 /// (cols²·8 bytes per slice) exceed options.memoryBytes the modules are split, in the order given, into
-/// groups that fit and the forward runs once per group; the result holds every group's Hessians.
+/// groups that fit and the forward runs once per group; the result holds every group's Hessians unless
+/// options.onPass takes them.
 /// The draft's observer is cleared on return. Throws std::invalid_argument naming a module whose Hessians
 /// alone exceed memoryBytes, ForwardInputError naming the file when the capture does not fit the draft or
 /// gives no anchor, IoError(Cancelled) when progress says stop.

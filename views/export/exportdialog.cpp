@@ -108,7 +108,7 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
                                         "method; vLLM loads the result like any other.")
                                    : tr("GPTQ needs a module with an integer scheme (W4A16, W8A16, …)."));
     m_capture->setPlaceholderText(tr("capture file or hs_*.safetensors folder"));
-    m_gptqTarget->setPlaceholderText(tr("only when the draft reads the target's embeddings or head"));
+    m_gptqTarget->setPlaceholderText(tr("if the draft shares the target's embeddings"));
     connect(m_gptq, &QCheckBox::toggled, this, [this] { updateGptqWidgets(false); });
     connect(m_browseCapture, &QPushButton::clicked, this, &ExportDialog::browseCapture);
     connect(m_browseTarget, &QPushButton::clicked, this, [this] {

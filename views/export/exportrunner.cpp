@@ -31,7 +31,7 @@ ProgressFn stageProgress(QPromise<ExportOutcome>& promise, int offset, const QSt
         promise.setProgressValueAndText(
             offset + permille,
             bytes ? ExportRunner::tr("%1 %2 of %3").arg(verb, localizedBytes(done), localizedBytes(total))
-                  : ExportRunner::tr("%1: %2 of %n module(s)", nullptr, static_cast<int>(total))
+                  : ExportRunner::tr("%1: %2 of %n anchor(s)", nullptr, static_cast<int>(total))
                         .arg(verb)
                         .arg(done));
         if (hook) {
