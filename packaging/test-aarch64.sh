@@ -9,10 +9,12 @@
 #      per command, once per CPU model: cortex-a72 (NEON), and `max` with SVE vector lengths of 128, 256
 #      and 512 bits, so that Highway's runtime dispatch takes four different code paths
 #      (NEON, SVE2_128, SVE_256, SVE2: printed below from `sparkulator-cli perf`):
-#        a. every core unit test (tst_* without tst_gui_*, tst_cudaparity; the fuzz replays under NEON only),
+#        a. the core unit tests (tst_* without tst_gui_*, tst_cudaparity): the Highway kernel tests under
+#           every CPU model, every other test and the fuzz replays once (under NEON);
 #        b. a golden run: demo drafts of every architecture, and the golden fixtures of tests/data, each
-#           quantized, verified and analyzed (--json) with every scheme; every output file (and the exit
-#           status of every command) must be byte-identical to an x86-64 run of the same commands;
+#           quantized, verified and analyzed (--json) with every scheme, and quantized and verified under
+#           the searching roundings (mse, range); every output file (and the exit status of every command)
+#           must be byte-identical to an x86-64 run of the same commands;
 #   4. packs the cross build into an arm64 .deb (cpack), unpacks it and runs its CLI (demo, quantize,
 #      verify) under qemu.
 # The last line is the summary, e.g.
@@ -59,6 +61,14 @@ declare -A qemu_cpu=(
   [SVE512]=max,sve-default-vector-length=64
 )
 schemes=(W4A16 W4A16:g32 W4A16:g64 W4A16:channel W4A16_ASYM W8A16 W8A16:channel FP8_DYNAMIC NVFP4A16)
+# The tests of the Highway kernels (SIMD against scalar definitions and golden vectors): they run under every
+# CPU model, since each model takes another dispatch path (and the tests also run every other target the
+# model supports). Every other core test runs the pipeline around the kernels (files, plans, sweeps, the
+# forward, GPTQ), whose outputs the golden run compares byte for byte on all four models: it runs once, under
+# NEON, which qemu emulates about 3x faster than SVE (tst_statssample: 68 s against 205 s under SVE128); four
+# times under SVE it would only repeat those paths, for over an hour.
+kernel_tests=(tst_quantgolden tst_quantpack tst_quantsimd tst_roundinggolden tst_schemegolden tst_statssample)
+pipeline_model=NEON
 architectures=(laguna-dflash glm-dspark qwen3-dflash llama-eagle3)
 test_timeout=900 # one emulated test executable
 cli_timeout=300  # one emulated CLI command
@@ -259,14 +269,32 @@ pool_wait() {
     wait -n || true
   done
 }
+for name in "${kernel_tests[@]}"; do
+  [ -x "$build/tests/$name" ] || fail "kernel test $name was not built"
+done
+# Jobs as "MODEL NAME", the longest first (minutes each under emulation: the forward, GPTQ's FP64 solves,
+# the allocator's sweeps), so that the pool's jobs end together.
+slow_first=(tst_gptqexport tst_budgetallocator tst_hessiancapture tst_acceptance tst_roundingexport)
+queue=()
+for name in "${slow_first[@]}"; do
+  [ -x "$build/tests/$name" ] && queue+=("$pipeline_model $name")
+done
+for name in "${tests[@]}"; do
+  [[ " ${slow_first[*]} " == *" $name "* ]] || queue+=("$pipeline_model $name")
+done
 for m in "${models[@]}"; do
   mkdir -p "$logs/$m"
-  extra=()
-  [ "$m" = NEON ] && extra=(fuzz_headers fuzz_config)
-  for name in "${tests[@]}" "${extra[@]}"; do
-    pool_wait
-    run_test "$m" "$name" &
-  done
+  if [ "$m" != "$pipeline_model" ]; then
+    for name in "${kernel_tests[@]}"; do
+      queue+=("$m $name")
+    done
+  fi
+done
+queue+=("NEON fuzz_headers" "NEON fuzz_config")
+for job in "${queue[@]}"; do
+  read -r m name <<<"$job"
+  pool_wait
+  run_test "$m" "$name" &
 done
 wait
 passed=0
@@ -278,7 +306,8 @@ for m in "${models[@]}"; do
       passed=$((passed + 1))
     else
       failed+=("$name@$m (exit $(cat "$f"))")
-      grep -E '^(FAIL!|   Loc:)|Totals' "$logs/$m/$name.log" | head -12 | sed "s/^/  $m $name: /"
+      # A test killed by its timeout prints no Totals line: nothing to grep is not an error here.
+      { grep -E '^(FAIL!|   Loc:)|Totals' "$logs/$m/$name.log" || true; } | head -12 | sed "s/^/  $m $name: /"
     fi
   done
   printf '%-7s %s test executables, %s\n' "$m" "$(find "$logs/$m" -name '*.rc' | wc -l)" \
@@ -322,6 +351,18 @@ golden_side() { # SIDE: runs every command with $cli (an array) in $work/SIDE
     run "quantize-$tag" quantize gs --scheme "Linear=$s" --out "q-$tag" --backend cpu --no-verify
     run "verify-$tag" verify gs "q-$tag" --json --backend cpu
     run "analyze-$tag" analyze gs --scheme "$s" --json --backend cpu
+  done
+  # The range searches of the searching roundings: EAGLE-3's preset (W4A16), and the asymmetric and NVFP4
+  # families of the golden-schemes fixture (independent ends; a global scale from shrunk statistics).
+  for r in mse range; do
+    run "quantize-eagle3-$r" quantize demo-llama-eagle3 --rounding "$r" --out "q-eagle3-$r" --backend cpu \
+      --no-verify
+    run "verify-eagle3-$r" verify demo-llama-eagle3 "q-eagle3-$r" --json --backend cpu
+    for s in W4A16_ASYM NVFP4A16; do
+      tag="gs-$r-$s"
+      run "quantize-$tag" quantize gs --scheme "Linear=$s" --rounding "$r" --out "q-$tag" --backend cpu --no-verify
+      run "verify-$tag" verify gs "q-$tag" --json --backend cpu
+    done
   done
   run quantize-g4 quantize g4 --out q-g4 --backend cpu --no-verify
   run verify-g4 verify g4 q-g4 --json --backend cpu

@@ -664,7 +664,7 @@ void TestBudgetAllocator::roundingCandidatesMeasureTheSearchedRanges()
     // with one global scale over the fused set, from the shrunk statistics), found here with the search and
     // the error statistics directly. range minimises the L2 error with p = 1 among its candidates, so it
     // never loses to rtn.
-    const auto checkpoint = Checkpoint::open(m_drafts["glm-dspark"]);
+    const auto checkpoint = Checkpoint::open(m_drafts["llama-eagle3"]);
     SweepOptions options;
     options.candidates = parseCandidates("W4A16,W4A16_ASYM,NVFP4A16");
     options.roundings = parseRoundingCandidates("mse,range");
@@ -718,7 +718,7 @@ void TestBudgetAllocator::roundingLowersTheErrorAtThePresetBudget()
     // With rounding free, the frontier at the preset's bytes is lower than with rtn only; the allocation is
     // an ordinary plan whose modules carry the chosen rounding, and its export verifies (each method
     // recomputed) with one config group per (scheme, rounding).
-    const auto checkpoint = Checkpoint::open(m_drafts["laguna-dflash"]);
+    const auto checkpoint = Checkpoint::open(m_drafts["llama-eagle3"]);
     const auto infos = infosOf(checkpoint);
     const auto base = makePlan(checkpoint.config(), infos, {});
     SweepOptions rtnOnly;
@@ -777,7 +777,7 @@ void TestBudgetAllocator::roundingRulesPinUnits()
 {
     // A unit a --rounding rule of the user names keeps that rounding whatever the scheme; the others are
     // free.
-    const auto checkpoint = Checkpoint::open(m_drafts["glm-dspark"]);
+    const auto checkpoint = Checkpoint::open(m_drafts["llama-eagle3"]);
     SweepOptions options;
     options.candidates = parseCandidates("W4A16,W8A16");
     options.roundings = parseRoundingCandidates("range");
@@ -807,7 +807,7 @@ void TestBudgetAllocator::roundingRulesPinUnits()
 
 void TestBudgetAllocator::cliRoundingCandidates()
 {
-    const auto path = m_drafts["glm-dspark"].string();
+    const auto path = m_drafts["llama-eagle3"].string();
     const auto planFile = fs::path(m_dir.path().toStdString()) / "rounded-plan.json";
     const auto run = runCli({"plan", path, "--budget", "preset", "--candidates", "W4A16,W4A16:g64",
                              "--rounding-candidates", "mse,range", "--compare-preset", "--json",

@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Qwen3 DFlash: NVFP4 on the fused gate/up (mse, so the set's global scale comes from shrunk statistics),
+/// EAGLE-3: NVFP4 on the fused gate/up (mse, so the set's global scale comes from shrunk statistics),
 /// W4A16_ASYM on fc (range, whose asymmetric ends are searched independently), o_proj kept rtn by a later
 /// rule, down_proj the preset's W4A16 under the mse default: W4A16 in two groups (mse and rtn).
 PlanOptions mixedOptions()
@@ -42,7 +42,7 @@ PlanOptions mixedOptions()
 fs::path writeDraft(const QTemporaryDir& dir)
 {
     const fs::path src = fs::path(dir.path().toStdString()) / "src";
-    writeDemoDraft(describeDemoDraft("qwen3-dflash", DemoScale::Tiny), src, {});
+    writeDemoDraft(describeDemoDraft("llama-eagle3", DemoScale::Tiny), src, {});
     return src;
 }
 
