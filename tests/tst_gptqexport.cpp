@@ -228,7 +228,8 @@ void TestGptqExport::cliQuantizeCheckCompareAcceptance()
     const auto out = fs::path(m_dir.path().toStdString()) / "cli-gptq";
     std::vector<std::string> args{
         "quantize",           set.draft.string(), "--out", out.string(), "--gptq", "--hidden-states",
-        set.capture.string(), "--samples",        "1",     "--threads",  "2", "--scheme", "re:.*\\.fc$=BF16"};
+        set.capture.string(), "--samples",        "1",     "--threads",  "2",      "--scheme",
+        "re:.*\\.fc$=BF16"};
     if (!set.target.empty()) {
         args.insert(args.end(), {"--target-checkpoint", set.target.string()});
     }
