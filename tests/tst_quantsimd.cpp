@@ -1,11 +1,13 @@
 // The Highway kernels against the scalar reference on random tensors of every scheme and dtype
 // (subnormals, signed zeros, ±max, all-zero groups), NaN/Inf reporting, and thread-count
 // independence of the statistics.
+#include "core/io/floatconv.h"
 #include "core/quant/dequantize.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/packing.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/quanterror.h"
+#include "core/quant/roundingkernels.h"
 #include "core/quant/rtn.h"
 #include "core/quant/rtnreference.h"
 #include "core/quant/rtnscalar.h"
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <hwy/targets.h>
 #include <random>
+#include <sstream>
 
 using namespace spark;
 using namespace spark::test;
@@ -130,6 +133,8 @@ class TestQuantSimd : public QObject
     void statsThreadIndependent();
     void codecsMatchScalarTrace_data();
     void codecsMatchScalarTrace();
+    void candidateSumsMatchScalar_data();
+    void candidateSumsMatchScalar();
 };
 
 void TestQuantSimd::simdMatchesReference()
@@ -441,6 +446,119 @@ void TestQuantSimd::codecsMatchScalarTrace()
             }
         }
         hwy::SetSupportedTargetsForTest(0);
+    }
+}
+
+void TestQuantSimd::candidateSumsMatchScalar_data()
+{
+    QTest::addColumn<QString>("scheme");
+    for (const char* name : {"W4A16", "W8A16", "W4A16_ASYM", "FP8_DYNAMIC", "NVFP4A16"}) {
+        QTest::newRow(name) << QString::fromLatin1(name);
+    }
+}
+
+/// The rounding search's SIMD kernel against the scalar definition it must follow, on every
+/// compiled target, every candidate count layout (whole vectors, narrow tails, padding) and every dtype and
+/// error rule: the shrunk ranges the search scores, and arbitrary scales whose quotients land near bf16
+/// ties (where the kernel's reciprocal product must fall back to the division).
+void TestQuantSimd::candidateSumsMatchScalar()
+{
+    QFETCH(QString, scheme);
+    const auto* ws = findWeightScheme(scheme.toStdString());
+    QVERIFY(ws);
+    // Any table with pow(0) = 0 shows a wrong index: distinct entries, exact sums.
+    std::vector<float> table(1u << 15);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        table[i] = static_cast<float>(i);
+    }
+    constexpr std::size_t kWidth = 128;
+    std::mt19937 rng(4242);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    for (const DType dtype : {DType::BF16, DType::F16, DType::F32}) {
+        const auto arith = candidate::arithFor(*ws, dtype);
+        for (int group = 0; group < 24; ++group) {
+            // Magnitudes from 2^-12 to 2^2, an outlier in some groups.
+            const float spread = std::ldexp(1.0f, -12 + group % 15);
+            std::vector<float> w(kWidth);
+            float mn = 0, mx = 0;
+            for (auto& v : w) {
+                v = rtn::roundToDType(dtype, normal(rng) * spread * (uniform(rng) < 0.01f ? 8.0f : 1.0f));
+                mn = std::min(mn, v);
+                mx = std::max(mx, v);
+            }
+            std::vector<candidate::Params> params;
+            for (int i = 0; i < 32; ++i) {
+                const float p = static_cast<float>(1.0 - i / 64.0);
+                params.push_back(candidate::paramsFor(arith, rtn::roundToDType(dtype, mn * p),
+                                                      rtn::roundToDType(dtype, mx * p)));
+            }
+            for (int i = 0; i < 32; ++i) { // scales off the range grid
+                auto p = params[static_cast<std::size_t>(i)];
+                p.scale = rtn::roundToDType(dtype, p.scale * (0.5f + uniform(rng)));
+                params.push_back(p);
+            }
+            // Float scales that put a weight's quotient on a bf16 midpoint whose two sides round to different
+            // codes (2.5 | 2.515625, 3.484375 | 3.5): a reciprocal product there would miss the division.
+            for (std::size_t k = 0; k < 16; ++k) {
+                auto p = params.front();
+                p.scale = std::fabs(w[k * 7]) / (k % 2 == 0 ? 2.5078125f : 3.4921875f);
+                if (p.scale > 0.0f) {
+                    params.push_back(p);
+                }
+            }
+            for (const auto rule : {RoundingError::DTypeLp, RoundingError::F32L2}) {
+                if (!kernels::candidateKernelSupports(rule, dtype)) {
+                    continue;
+                }
+                // Odd groups score 100 weights: a last vector that is not whole on any target.
+                const std::size_t width = group % 2 == 0 ? kWidth : 100;
+                std::vector<double> expected(params.size());
+                for (std::size_t i = 0; i < params.size(); ++i) {
+                    double sum = 0;
+                    for (std::size_t k = 0; k < width; ++k) {
+                        const float v = w[k];
+                        const float deq = candidate::dequantize(arith, params[i], v);
+                        if (rule == RoundingError::F32L2) {
+                            const float d = deq - v;
+                            sum += static_cast<double>(d * d);
+                        } else {
+                            const float d = std::fabs(rtn::roundToDType(dtype, deq - v));
+                            const auto bits = dtype == DType::F16 ? floatToF16(d) : floatToBf16(d);
+                            sum += table[bits & 0x7FFFu];
+                        }
+                    }
+                    expected[i] = sum;
+                }
+                for (const auto target : hwy::SupportedAndGeneratedTargets()) {
+                    hwy::SetSupportedTargetsForTest(target);
+                    hwy::SupportedTargets();
+                    for (const std::size_t count : {1, 3, 4, 5, 8, 9, 16, 20, 24, 33, 51, 64}) {
+                        // Windows of the candidate list, so every candidate meets every lane layout.
+                        const std::size_t first =
+                            static_cast<std::size_t>(group) % (params.size() - count + 1);
+                        std::vector<double> sums(count);
+                        kernels::candidateErrorSums(arith, rule, table.data(), w.data(), width,
+                                                    params.data() + first, count, sums.data());
+                        for (std::size_t i = 0; i < count; ++i) {
+                            // F32L2 bit for bit; DTypeLp within the bound the search relies on.
+                            const double slack =
+                                rule == RoundingError::F32L2 ? 0.0 : kernels::lpSumTolerance(width) * sums[i];
+                            if (std::fabs(sums[i] - expected[first + i]) > slack) {
+                                hwy::SetSupportedTargetsForTest(0);
+                                std::ostringstream msg;
+                                msg.precision(17);
+                                msg << hwy::TargetName(target) << ' ' << dtypeName(dtype) << " group "
+                                    << group << " candidate " << first + i << " of " << count << ": "
+                                    << sums[i] << " != " << expected[first + i];
+                                QFAIL(msg.str().c_str());
+                            }
+                        }
+                    }
+                }
+                hwy::SetSupportedTargetsForTest(0);
+            }
+        }
     }
 }
 

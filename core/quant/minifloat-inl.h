@@ -16,24 +16,24 @@ namespace spark::HWY_NAMESPACE {
 /// The float bits of a magnitude (|x| <= 448) with its mantissa rounded half to even to e4m3's three bits by
 /// the carry trick: adding 0x7FFFF plus the lowest kept bit carries into bit 20 exactly when the dropped 20
 /// bits round up. The dropped bits are left as garbage for the caller to mask or shift out.
-HWY_INLINE hn::Vec<DU> E4m3NormalBits(hn::Vec<DU> magnitude)
+template <class VU> HWY_INLINE VU E4m3NormalBits(VU magnitude)
 {
-    const DU du;
+    const hn::DFromV<VU> du;
     return hn::Add(magnitude,
                    hn::Add(hn::Set(du, 0x7FFFFu), hn::And(hn::ShiftRight<20>(magnitude), hn::Set(du, 1u))));
 }
 
 /// A magnitude below e4m3's smallest normal 2^-6 in units of its subnormal step 2^-9, rounded half to even.
-HWY_INLINE VF E4m3SubnormalUnits(VF a)
+template <class V> HWY_INLINE V E4m3SubnormalUnits(V a)
 {
-    return hn::Round(hn::Mul(a, hn::Set(DF(), 512.0f)));
+    return hn::Round(hn::Mul(a, hn::Set(hn::DFromV<V>(), 512.0f)));
 }
 
 /// float8_e4m3fn round-to-nearest-even of |x| <= 448 (minifloat::e4m3FromFloat, then its value).
-HWY_INLINE VF E4m3Round(VF x)
+template <class V> HWY_INLINE V E4m3Round(V x)
 {
-    const DF df;
-    const DU du;
+    const hn::DFromV<V> df;
+    const hn::RebindToUnsigned<decltype(df)> du;
     const auto a = hn::Abs(x);
     const auto normal =
         hn::BitCast(df, hn::And(E4m3NormalBits(hn::BitCast(du, a)), hn::Set(du, 0xFFF00000u)));
@@ -43,9 +43,9 @@ HWY_INLINE VF E4m3Round(VF x)
 
 /// FP4 e2m1 value of x in [-6, 6] (minifloat::e2m1FromFloat, then its value): the magnitude is the sum
 /// of the steps whose threshold it passes, each tie going to the even mantissa as CT's cast_to_fp4 does.
-HWY_INLINE VF E2m1Round(VF x)
+template <class V> HWY_INLINE V E2m1Round(V x)
 {
-    const DF df;
+    const hn::DFromV<V> df;
     const auto a = hn::Abs(x);
     const auto half = hn::Set(df, 0.5f);
     const auto one = hn::Set(df, 1.0f);

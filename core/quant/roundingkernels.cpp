@@ -1,6 +1,8 @@
-// SIMD kernel of the rounding search. The lanes of a vector are candidates of one group, not weights: each
-// lane then adds its own terms in the weights' order, exactly as the scalar loop does, so the float64 sums
-// (and the winners chosen from them) stay bit-identical while all candidates run off one L1-resident group.
+// SIMD kernels of the rounding search, all candidates of one L1-resident group per call. F32L2 (range)
+// compares float64 sums exactly, so there the lanes are candidates: each lane adds its own terms in the
+// weights' order, as the scalar loop does. DTypeLp (mse) rounds its sums to the dtype, so any order that the
+// caller can check will do: there the lanes are weights, which wastes no lane on padding and fills each
+// table gather.
 // clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/quant/roundingkernels.cpp"
@@ -19,77 +21,92 @@ HWY_BEFORE_NAMESPACE();
 namespace spark::HWY_NAMESPACE {
 namespace {
 
-using DD = hn::Repartition<double, DF>;
-using VD = hn::Vec<DD>;
-
 constexpr std::size_t kMaxFloatLanes = HWY_MAX_BYTES / sizeof(float);
 constexpr std::size_t kBuffer = kernels::kMaxCandidates + kMaxFloatLanes;
 
+/// The quotient w / s as the dtype is about to round it: from the reciprocals @p r = 1/s when kReciprocal, a
+/// product being much cheaper than a division. For bf16 weights and bf16 scales in float's normal range this
+/// rounds to the same bf16 as the quotient: w = a·2^i and s = b·2^j with 8-bit a and b put w/s at least
+/// 2^-18 (relative) away from every bf16 rounding midpoint (a 9-bit c·2^l; w − c·s is a non-zero multiple
+/// of 2^min(i, l+j) since c·b has more than 8 significant bits), while the product is within two roundings
+/// (2^-23) of it. An exhaustive check over every normal bf16 weight and scale mantissa agreed.
+template <bool kReciprocal, class V> HWY_INLINE V Quotient(V w, V s, V r)
+{
+    if constexpr (kReciprocal) {
+        (void)s;
+        return hn::Mul(w, r);
+    } else {
+        (void)r;
+        return hn::Div(w, s);
+    }
+}
+
 /// candidate::dequantize() of one weight @p w (all lanes) under one candidate per lane. @p lo and @p hi
 /// are the family's clamp bounds (integer code range, ±448 for FP8, ±6 for FP4).
-template <DType T, SchemeFamily F> HWY_INLINE VF Dequantize(VF w, VF s, VF zp, VF lo, VF hi)
+template <DType T, SchemeFamily F, bool kReciprocal, class V>
+HWY_INLINE V Dequantize(V w, V s, V r, V zp, V lo, V hi)
 {
+    const auto x = RoundToDType<T>(Quotient<kReciprocal>(w, s, r));
     if constexpr (F == SchemeFamily::IntAsymmetric) {
-        const auto x = RoundToDType<T>(hn::Add(RoundToDType<T>(hn::Div(w, s)), zp));
-        const auto q = hn::Round(hn::Min(hn::Max(x, lo), hi));
+        const auto q = hn::Round(hn::Min(hn::Max(RoundToDType<T>(hn::Add(x, zp)), lo), hi));
         return RoundToDType<T>(hn::Mul(hn::Sub(q, zp), s));
     } else if constexpr (F == SchemeFamily::Fp8) {
-        const auto x = hn::Min(hn::Max(RoundToDType<T>(hn::Div(w, s)), lo), hi);
-        return RoundToDType<T>(hn::Mul(E4m3Round(x), s));
+        return RoundToDType<T>(hn::Mul(E4m3Round(hn::Min(hn::Max(x, lo), hi)), s));
     } else if constexpr (F == SchemeFamily::Nvfp4) {
-        const auto x = hn::Min(hn::Max(RoundToDType<T>(hn::Div(w, s)), lo), hi);
-        return RoundToDType<T>(hn::Mul(E2m1Round(x), s));
+        return RoundToDType<T>(hn::Mul(E2m1Round(hn::Min(hn::Max(x, lo), hi)), s));
     } else {
         // hn::Round may give -0 where rtn::roundHalfEven gives +0; the sign of a zero never reaches a term
         // (|.| or a square of deq - w).
-        return RoundToDType<T>(hn::Mul(QuantizeToFloat<T>(w, s, lo, hi), s));
+        return RoundToDType<T>(hn::Mul(hn::Round(hn::Min(hn::Max(x, lo), hi)), s));
     }
 }
 
-/// One weight's error term per lane: the pow table entry of |rnd(deq - w)| (16-bit dtypes), or the float
-/// square of deq - w.
-template <DType T, RoundingError E> HWY_INLINE VF Term(VF deq, VF w, const float* table)
+/// One weight's DTypeLp term per lane: the pow table entry of |rnd(deq - w)| (16-bit dtypes only).
+template <DType T, class V> HWY_INLINE V LpTerm(V deq, V w, const float* table)
 {
-    const DF df;
-    if constexpr (E == RoundingError::F32L2) {
-        const auto d = hn::Sub(deq, w);
-        return hn::Mul(d, d);
+    static_assert(T != DType::F32, "DTypeLp on F32 weights has no table");
+    const hn::DFromV<V> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const auto a = hn::Abs(RoundToDType<T>(hn::Sub(deq, w)));
+    hn::Vec<decltype(di)> index;
+    if constexpr (T == DType::BF16) {
+        index = hn::ShiftRight<16>(hn::BitCast(di, a));
     } else {
-        static_assert(T != DType::F32, "DTypeLp on F32 weights has no table");
-        const DI di;
-        const auto a = hn::Abs(RoundToDType<T>(hn::Sub(deq, w)));
-        VI index;
-        if constexpr (T == DType::BF16) {
-            index = hn::ShiftRight<16>(hn::BitCast(di, a));
-        } else {
-            // a is a half value (or +Inf): its half bits from the float's, subnormals counted in 2^-24
-            // steps; the Min maps float Inf to half Inf.
-            const auto normal = hn::Sub(hn::ShiftRight<13>(hn::BitCast(di, a)), hn::Set(di, 112 << 10));
-            const auto sub = hn::ConvertTo(di, hn::Mul(a, hn::Set(df, 0x1p24f)));
-            const auto isSub = hn::RebindMask(di, hn::Lt(a, hn::Set(df, 0x1p-14f)));
-            index = hn::Min(hn::IfThenElse(isSub, sub, normal), hn::Set(di, 0x7C00));
-        }
-        return hn::GatherIndex(df, table, index);
+        // a is a half value (or +Inf): its half bits from the float's, subnormals counted in 2^-24 steps;
+        // the Min maps float Inf to half Inf.
+        const auto normal = hn::Sub(hn::ShiftRight<13>(hn::BitCast(di, a)), hn::Set(di, 112 << 10));
+        const auto sub = hn::ConvertTo(di, hn::Mul(a, hn::Set(df, 0x1p24f)));
+        const auto isSub = hn::RebindMask(di, hn::Lt(a, hn::Set(df, 0x1p-14f)));
+        index = hn::Min(hn::IfThenElse(isSub, sub, normal), hn::Set(di, 0x7C00));
     }
+    return hn::GatherIndex(df, table, index);
 }
 
-/// Adds the float terms to the float64 sums, exactly (lower lanes into @p lo, upper into @p hi).
-HWY_INLINE void AddPromoted(VF t, VD& lo, VD& hi)
+/// The float64 vectors that hold the sums of one float vector of @p D: its lower lanes, then its upper.
+template <class D>
+#if HWY_TARGET == HWY_SCALAR
+using SumTag = hn::Rebind<double, D>;
+#else
+using SumTag = hn::Rebind<double, hn::Half<D>>;
+#endif
+
+/// Adds the float terms @p t to the float64 sums, exactly (lower lanes into @p lo, upper into @p hi).
+template <class D, class VD> HWY_INLINE void AddPromoted(D, hn::Vec<D> t, VD& lo, VD& hi)
 {
-    const DD dd;
+    const SumTag<D> dd;
 #if HWY_TARGET == HWY_SCALAR
     (void)hi;
     lo = hn::Add(lo, hn::PromoteTo(dd, t));
 #else
-    const hn::Rebind<float, DD> dh;
+    const hn::Half<D> dh;
     lo = hn::Add(lo, hn::PromoteTo(dd, hn::LowerHalf(dh, t)));
     hi = hn::Add(hi, hn::PromoteTo(dd, hn::UpperHalf(dh, t)));
 #endif
 }
 
-HWY_INLINE void StoreSums(VD lo, VD hi, double* out)
+template <class D, class VD> HWY_INLINE void StoreSums(D, VD lo, VD hi, double* out)
 {
-    const DD dd;
+    const SumTag<D> dd;
     hn::StoreU(lo, dd, out);
 #if HWY_TARGET == HWY_SCALAR
     (void)hi;
@@ -98,63 +115,153 @@ HWY_INLINE void StoreSums(VD lo, VD hi, double* out)
 #endif
 }
 
+/// What one call scores: the candidates' parameters (padded to whole vectors) and the group.
+struct Candidates
+{
+    const float* scales;
+    const float* reciprocals;
+    const float* zeros;
+    const float* w;
+    std::size_t n;
+    float lo, hi; // the family's clamp bounds
+    const float* table;
+};
+
+/// F32L2: scores kVectors vectors of candidates of @p d, from candidate @p j on, into @p out + j; each pass
+/// over the group broadcasts a weight once to all of them.
+template <DType T, SchemeFamily F, bool kReciprocal, std::size_t kVectors, class D>
+HWY_INLINE void ScoreVectors(D d, const Candidates& c, std::size_t j, double* out)
+{
+    const std::size_t lanes = hn::Lanes(d);
+    hn::Vec<D> s[kVectors], r[kVectors], z[kVectors];
+    hn::Vec<SumTag<D>> lo[kVectors], hi[kVectors];
+    for (std::size_t v = 0; v < kVectors; ++v) {
+        lo[v] = hn::Zero(SumTag<D>());
+        hi[v] = lo[v];
+        s[v] = hn::LoadU(d, c.scales + j + v * lanes);
+        r[v] = hn::LoadU(d, c.reciprocals + j + v * lanes);
+        z[v] = hn::LoadU(d, c.zeros + j + v * lanes);
+    }
+    const auto vlo = hn::Set(d, c.lo);
+    const auto vhi = hn::Set(d, c.hi);
+    for (std::size_t k = 0; k < c.n; ++k) {
+        const auto wk = hn::Set(d, c.w[k]);
+        for (std::size_t v = 0; v < kVectors; ++v) {
+            const auto diff = hn::Sub(Dequantize<T, F, kReciprocal>(wk, s[v], r[v], z[v], vlo, vhi), wk);
+            AddPromoted(d, hn::Mul(diff, diff), lo[v], hi[v]);
+        }
+    }
+    for (std::size_t v = 0; v < kVectors; ++v) {
+        StoreSums(d, lo[v], hi[v], out + j + v * lanes);
+    }
+}
+
+/// F32L2: scores all @p count candidates, one per lane, two full vectors per pass, then one, then the rest
+/// in the narrowest vector that holds it (4 or 8 lanes) rather than a full vector of padding.
+template <DType T, SchemeFamily F, bool kReciprocal>
+void L2Sums(const Candidates& c, std::size_t count, double* out)
+{
+    const DF df;
+    const std::size_t lanes = hn::Lanes(df);
+    std::size_t j = 0;
+    for (; j + 2 * lanes <= count; j += 2 * lanes) {
+        ScoreVectors<T, F, kReciprocal, 2>(df, c, j, out);
+    }
+    if (j + lanes <= count) {
+        ScoreVectors<T, F, kReciprocal, 1>(df, c, j, out);
+        j += lanes;
+    }
+    const std::size_t rest = count - j;
+    if (rest == 0) {
+        return;
+    }
+    if (rest <= 4 && lanes > 4) {
+        ScoreVectors<T, F, kReciprocal, 1>(hn::CappedTag<float, 4>(), c, j, out);
+    } else if (rest <= 8 && lanes > 8) {
+        ScoreVectors<T, F, kReciprocal, 1>(hn::CappedTag<float, 8>(), c, j, out);
+    } else {
+        ScoreVectors<T, F, kReciprocal, 1>(df, c, j, out);
+    }
+}
+
+/// DTypeLp: the lanes are weights, the candidates go one after another, so no lane is padding and each
+/// candidate's gathers fill whole vectors. The float sums come in the vector's order: the caller rounds
+/// them to the dtype and recomputes the rare candidate whose rounding the order could change.
+template <DType T, SchemeFamily F, bool kReciprocal>
+void LpSums(const Candidates& c, std::size_t count, double* out)
+{
+    const DF df;
+    const std::size_t lanes = hn::Lanes(df);
+    const std::size_t whole = c.n / lanes * lanes;
+    // Zero weights pad the last vector: their term is pow(0) = 0 under every family's arithmetic.
+    HWY_ALIGN float tail[kMaxFloatLanes] = {};
+    std::copy(c.w + whole, c.w + c.n, tail);
+    const auto vlo = hn::Set(df, c.lo);
+    const auto vhi = hn::Set(df, c.hi);
+    for (std::size_t i = 0; i < count; ++i) {
+        const auto s = hn::Set(df, c.scales[i]);
+        const auto r = hn::Set(df, c.reciprocals[i]);
+        const auto z = hn::Set(df, c.zeros[i]);
+        auto term = [&](VF wk) HWY_ATTR {
+            return LpTerm<T>(Dequantize<T, F, kReciprocal>(wk, s, r, z, vlo, vhi), wk, c.table);
+        };
+        auto sum = hn::Zero(df);
+        for (std::size_t k = 0; k < whole; k += lanes) {
+            sum = hn::Add(sum, term(hn::LoadU(df, c.w + k)));
+        }
+        if (whole < c.n) {
+            sum = hn::Add(sum, term(hn::Load(df, tail)));
+        }
+        out[i] = hn::GetLane(hn::SumOfLanes(df, sum));
+    }
+}
+
 template <DType T, SchemeFamily F, RoundingError E>
 void SumsT(const candidate::Arith& a, const float* table, const float* w, std::size_t n,
            const candidate::Params* params, std::size_t count, double* sums)
 {
-    const DF df;
-    const DD dd;
-    const std::size_t lanes = hn::Lanes(df);
     // Padding lanes repeat the last candidate (a valid scale); their sums are dropped.
-    const std::size_t padded = (count + lanes - 1) / lanes * lanes;
+    const std::size_t padded = count + hn::Lanes(DF());
     float scales[kBuffer];
+    float reciprocals[kBuffer];
     float zeros[kBuffer];
     double out[kBuffer];
+    bool bf16Scales = true; // bf16 values in float's normal range (Quotient)
     for (std::size_t i = 0; i < padded; ++i) {
         const auto& p = params[std::min(i, count - 1)];
         scales[i] = p.scale;
+        reciprocals[i] = 1.0f / p.scale;
         zeros[i] = p.zeroPoint;
+        bf16Scales = bf16Scales && std::fabs(p.scale) >= 0x1p-126f && std::fabs(p.scale) <= 0x1p126f &&
+                     rtn::roundToDType(DType::BF16, p.scale) == p.scale;
     }
-    float lo = a.qMin, hi = a.qMax;
+    Candidates c{scales, reciprocals, zeros, w, n, a.qMin, a.qMax, table};
     if constexpr (F == SchemeFamily::IntAsymmetric) {
-        lo = -8.0f;
-        hi = 7.0f;
+        c.lo = -8.0f;
+        c.hi = 7.0f;
     } else if constexpr (F == SchemeFamily::Fp8) {
-        lo = -448.0f;
-        hi = 448.0f;
+        c.lo = -448.0f;
+        c.hi = 448.0f;
     } else if constexpr (F == SchemeFamily::Nvfp4) {
-        lo = -6.0f;
-        hi = 6.0f;
+        c.lo = -6.0f;
+        c.hi = 6.0f;
     }
-    const auto vlo = hn::Set(df, lo);
-    const auto vhi = hn::Set(df, hi);
-    // Two candidate vectors per pass over the group: twice the independent work per broadcast weight.
-    std::size_t j = 0;
-    for (; j + 2 * lanes <= padded; j += 2 * lanes) {
-        const auto s0 = hn::LoadU(df, scales + j);
-        const auto z0 = hn::LoadU(df, zeros + j);
-        const auto s1 = hn::LoadU(df, scales + j + lanes);
-        const auto z1 = hn::LoadU(df, zeros + j + lanes);
-        VD lo0 = hn::Zero(dd), hi0 = hn::Zero(dd), lo1 = hn::Zero(dd), hi1 = hn::Zero(dd);
-        for (std::size_t k = 0; k < n; ++k) {
-            const auto wk = hn::Set(df, w[k]);
-            AddPromoted(Term<T, E>(Dequantize<T, F>(wk, s0, z0, vlo, vhi), wk, table), lo0, hi0);
-            AddPromoted(Term<T, E>(Dequantize<T, F>(wk, s1, z1, vlo, vhi), wk, table), lo1, hi1);
+    auto score = [&](auto reciprocal) {
+        constexpr bool kReciprocal = decltype(reciprocal)::value;
+        if constexpr (E == RoundingError::F32L2) {
+            L2Sums<T, F, kReciprocal>(c, count, out);
+        } else {
+            LpSums<T, F, kReciprocal>(c, count, out);
         }
-        StoreSums(lo0, hi0, out + j);
-        StoreSums(lo1, hi1, out + j + lanes);
-    }
-    for (; j < padded; j += lanes) {
-        const auto s = hn::LoadU(df, scales + j);
-        const auto zp = hn::LoadU(df, zeros + j);
-        VD sumLo = hn::Zero(dd);
-        VD sumHi = hn::Zero(dd);
-        for (std::size_t k = 0; k < n; ++k) {
-            const auto wk = hn::Set(df, w[k]);
-            AddPromoted(Term<T, E>(Dequantize<T, F>(wk, s, zp, vlo, vhi), wk, table), sumLo, sumHi);
+    };
+    if constexpr (T == DType::BF16) {
+        if (bf16Scales) {
+            score(std::true_type{});
+            std::copy(out, out + count, sums);
+            return;
         }
-        StoreSums(sumLo, sumHi, out + j);
     }
+    score(std::false_type{});
     std::copy(out, out + count, sums);
 }
 

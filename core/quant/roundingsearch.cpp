@@ -143,8 +143,15 @@ struct RangeSearch::Impl
         }
         kernels::candidateErrorSums(arith, method.error, lp.table, w, width, params, count, out);
         if (method.error == RoundingError::DTypeLp) {
+            // The kernel's float sum s is within tol of the exact one, so the scalar loop's rounded sum lies
+            // between the roundings of s·(1 - tol) and s·(1 + tol) (rounding is monotone): equal bounds are
+            // that value; else (near a midpoint, rarely) the scalar loop decides.
+            const double tol = kernels::lpSumTolerance(width);
+            const DType dt = arith.dtype;
             for (std::size_t i = 0; i < count; ++i) {
-                out[i] = rtn::roundToDType(arith.dtype, static_cast<float>(out[i]));
+                const float lo = rtn::roundToDType(dt, static_cast<float>(out[i] * (1.0 - tol)));
+                const float hi = rtn::roundToDType(dt, static_cast<float>(out[i] * (1.0 + tol)));
+                out[i] = lo == hi ? lo : scalarError(params[i], w);
             }
         }
     }

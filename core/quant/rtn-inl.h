@@ -80,9 +80,11 @@ template <DType T> HWY_INLINE VF LoadWeights(const std::byte* p)
 }
 
 /// Round-to-nearest-even into the weight dtype and back (rtn::roundToDType).
-template <DType T> HWY_INLINE VF RoundToDType(VF x)
+template <DType T, class V> HWY_INLINE V RoundToDType(V x)
 {
-    const DU du;
+    // Any float vector, not only VF: the rounding search also runs narrower vectors for its last candidates.
+    const hn::DFromV<V> df;
+    const hn::RebindToUnsigned<decltype(df)> du;
     if constexpr (T == DType::F32) {
         return x;
     } else if constexpr (T == DType::BF16) {
@@ -90,9 +92,8 @@ template <DType T> HWY_INLINE VF RoundToDType(VF x)
         auto bits = hn::BitCast(du, x);
         bits =
             hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u))));
-        return hn::BitCast(DF(), hn::And(bits, hn::Set(du, 0xFFFF0000u)));
+        return hn::BitCast(df, hn::And(bits, hn::Set(du, 0xFFFF0000u)));
     } else {
-        const DF df;
         const auto a = hn::Abs(x);
         auto bits = hn::BitCast(du, a);
         bits =
