@@ -132,27 +132,29 @@ struct Candidates
 template <DType T, SchemeFamily F, bool kReciprocal, std::size_t kVectors, class D>
 HWY_INLINE void ScoreVectors(D d, const Candidates& c, std::size_t j, double* out)
 {
+    // Named vectors, not arrays: SVE vectors cannot be array elements.
+    static_assert(kVectors == 1 || kVectors == 2);
     const std::size_t lanes = hn::Lanes(d);
-    hn::Vec<D> s[kVectors], r[kVectors], z[kVectors];
-    hn::Vec<SumTag<D>> lo[kVectors], hi[kVectors];
-    for (std::size_t v = 0; v < kVectors; ++v) {
-        lo[v] = hn::Zero(SumTag<D>());
-        hi[v] = lo[v];
-        s[v] = hn::LoadU(d, c.scales + j + v * lanes);
-        r[v] = hn::LoadU(d, c.reciprocals + j + v * lanes);
-        z[v] = hn::LoadU(d, c.zeros + j + v * lanes);
-    }
+    const std::size_t j1 = kVectors == 2 ? j + lanes : j;
+    const auto s0 = hn::LoadU(d, c.scales + j), s1 = hn::LoadU(d, c.scales + j1);
+    const auto r0 = hn::LoadU(d, c.reciprocals + j), r1 = hn::LoadU(d, c.reciprocals + j1);
+    const auto z0 = hn::LoadU(d, c.zeros + j), z1 = hn::LoadU(d, c.zeros + j1);
+    auto lo0 = hn::Zero(SumTag<D>());
+    auto hi0 = lo0, lo1 = lo0, hi1 = lo0;
     const auto vlo = hn::Set(d, c.lo);
     const auto vhi = hn::Set(d, c.hi);
     for (std::size_t k = 0; k < c.n; ++k) {
         const auto wk = hn::Set(d, c.w[k]);
-        for (std::size_t v = 0; v < kVectors; ++v) {
-            const auto diff = hn::Sub(Dequantize<T, F, kReciprocal>(wk, s[v], r[v], z[v], vlo, vhi), wk);
-            AddPromoted(d, hn::Mul(diff, diff), lo[v], hi[v]);
+        const auto d0 = hn::Sub(Dequantize<T, F, kReciprocal>(wk, s0, r0, z0, vlo, vhi), wk);
+        AddPromoted(d, hn::Mul(d0, d0), lo0, hi0);
+        if constexpr (kVectors == 2) {
+            const auto d1 = hn::Sub(Dequantize<T, F, kReciprocal>(wk, s1, r1, z1, vlo, vhi), wk);
+            AddPromoted(d, hn::Mul(d1, d1), lo1, hi1);
         }
     }
-    for (std::size_t v = 0; v < kVectors; ++v) {
-        StoreSums(d, lo[v], hi[v], out + j + v * lanes);
+    StoreSums(d, lo0, hi0, out + j);
+    if constexpr (kVectors == 2) {
+        StoreSums(d, lo1, hi1, out + j1);
     }
 }
 
