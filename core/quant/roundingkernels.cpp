@@ -41,8 +41,9 @@ template <bool kReciprocal, class V> HWY_INLINE V Quotient(V w, V s, V r)
     }
 }
 
-/// candidate::dequantize() of one weight @p w (all lanes) under one candidate per lane. @p lo and @p hi
-/// are the family's clamp bounds (integer code range, ±448 for FP8, ±6 for FP4).
+/// candidate::dequantize() of the weights @p w under the candidates' scales @p s (1/s in @p r) and zero
+/// points @p zp, lane by lane (one candidate per lane for F32L2, one for all lanes for DTypeLp). @p lo and @p
+/// hi are the family's clamp bounds (integer code range, ±448 for FP8, ±6 for FP4).
 template <DType T, SchemeFamily F, bool kReciprocal, class V>
 HWY_INLINE V Dequantize(V w, V s, V r, V zp, V lo, V hi)
 {
