@@ -5,6 +5,7 @@
 #include "core/quant/dequantize.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/packing.h"
+#include "core/quant/powtable.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/roundingkernels.h"
@@ -16,6 +17,7 @@
 #include "quanttesthelpers.h"
 
 #include <QTest>
+#include <bit>
 #include <cmath>
 #include <hwy/targets.h>
 #include <random>
@@ -133,6 +135,7 @@ class TestQuantSimd : public QObject
     void statsThreadIndependent();
     void codecsMatchScalarTrace_data();
     void codecsMatchScalarTrace();
+    void powTermsMatchTable();
     void candidateSumsMatchScalar_data();
     void candidateSumsMatchScalar();
 };
@@ -449,6 +452,43 @@ void TestQuantSimd::codecsMatchScalarTrace()
     }
 }
 
+/// The kernel's pow lookup of every finite or infinite magnitude of both 16-bit dtypes on every compiled
+/// target: on AVX-512 for bf16 the factor tables (permutes, exponent arithmetic) where they apply, the table
+/// by bits elsewhere (zero, subnormal, huge and infinite magnitudes). NaN never reaches it (weights are
+/// checked finite).
+void TestQuantSimd::powTermsMatchTable()
+{
+    for (const DType dtype : {DType::BF16, DType::F16}) {
+        const PowTable& table = powTable(dtype, 2.4);
+        const auto lookup = table.lookup();
+        // For bf16 the factor tables must exist: the AVX-512 kernel's speed depends on them.
+        QCOMPARE(lookup.mantissaPowers != nullptr, dtype == DType::BF16);
+        std::vector<float> a(1u << 15), terms(a.size());
+        for (std::uint32_t bits = 0; bits < a.size(); ++bits) {
+            a[bits] = rtn::rawToFloat(dtype, bits);
+        }
+        for (const auto target : hwy::SupportedAndGeneratedTargets()) {
+            hwy::SetSupportedTargetsForTest(target);
+            hwy::SupportedTargets();
+            // Odd lengths leave a part-filled last vector on every target.
+            kernels::powTerms(lookup, dtype, a.data(), a.size() - 1, terms.data());
+            for (std::uint32_t bits = 0; bits + 1 < a.size(); ++bits) {
+                const float want = table.term(bits);
+                if (!std::isnan(a[bits]) &&
+                    std::bit_cast<std::uint32_t>(terms[bits]) != std::bit_cast<std::uint32_t>(want)) {
+                    hwy::SetSupportedTargetsForTest(0);
+                    std::ostringstream msg;
+                    msg.precision(9);
+                    msg << hwy::TargetName(target) << ' ' << dtypeName(dtype) << " bits " << bits << ": "
+                        << terms[bits] << " != " << want;
+                    QFAIL(msg.str().c_str());
+                }
+            }
+        }
+        hwy::SetSupportedTargetsForTest(0);
+    }
+}
+
 void TestQuantSimd::candidateSumsMatchScalar_data()
 {
     QTest::addColumn<QString>("scheme");
@@ -466,17 +506,13 @@ void TestQuantSimd::candidateSumsMatchScalar()
     QFETCH(QString, scheme);
     const auto* ws = findWeightScheme(scheme.toStdString());
     QVERIFY(ws);
-    // Any table with pow(0) = 0 shows a wrong index: distinct entries, exact sums.
-    std::vector<float> table(1u << 15);
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        table[i] = static_cast<float>(i);
-    }
     constexpr std::size_t kWidth = 128;
     std::mt19937 rng(4242);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
     for (const DType dtype : {DType::BF16, DType::F16, DType::F32}) {
         const auto arith = candidate::arithFor(*ws, dtype);
+        const PowTable& table = powTable(dtype == DType::F16 ? DType::F16 : DType::BF16, 2.4);
         for (int group = 0; group < 24; ++group) {
             // Magnitudes from 2^-12 to 2^2, an outlier in some groups.
             const float spread = std::ldexp(1.0f, -12 + group % 15);
@@ -525,7 +561,7 @@ void TestQuantSimd::candidateSumsMatchScalar()
                         } else {
                             const float d = std::fabs(rtn::roundToDType(dtype, deq - v));
                             const auto bits = dtype == DType::F16 ? floatToF16(d) : floatToBf16(d);
-                            sum += table[bits & 0x7FFFu];
+                            sum += table.term(bits);
                         }
                     }
                     expected[i] = sum;
@@ -538,7 +574,7 @@ void TestQuantSimd::candidateSumsMatchScalar()
                         const std::size_t first =
                             static_cast<std::size_t>(group) % (params.size() - count + 1);
                         std::vector<double> sums(count);
-                        kernels::candidateErrorSums(arith, rule, table.data(), w.data(), width,
+                        kernels::candidateErrorSums(arith, rule, table.lookup(), w.data(), width,
                                                     params.data() + first, count, sums.data());
                         for (std::size_t i = 0; i < count; ++i) {
                             // F32L2 bit for bit; DTypeLp within the bound the search relies on.

@@ -29,7 +29,7 @@ class IntSymmetricCodec final : public SchemeCodec
     {
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
         if (context.ranges) {
-            encodeRanged(rows, *context.ranges, parts, threads, true);
+            encodeRanged(rows, *context.ranges, parts, &backend, threads);
             return;
         }
         backend.quantizeBlock(rows, m_scheme, parts[1].data(),
@@ -46,7 +46,7 @@ class IntSymmetricCodec final : public SchemeCodec
         }
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
         if (context.ranges) {
-            encodeRanged(rows, *context.ranges, parts, threads, false);
+            encodeRanged(rows, *context.ranges, parts, nullptr, threads);
             return;
         }
         backend.computeScales(rows, m_scheme, parts[kScaleTensor].data(), threads);
@@ -103,32 +103,28 @@ class IntSymmetricCodec final : public SchemeCodec
     std::size_t groupsPerRow(std::size_t cols) const override { return m_scheme.groupsPerRow(cols); }
 
   private:
-    /// The searched-range path: the scale CT's calculate_qparams gives each group's range, then the same
-    /// RTN codes as the kernels under it (scalar; the search before it dominates the time).
+    /// The searched-range path: the scale CT's calculate_qparams gives each group's range (no weight read),
+    /// then, with a @p backend, the RTN codes under those scales by its kernel (SIMD or CUDA), which also
+    /// rejects non-finite weights.
     void encodeRanged(const WeightRows& rows, const GroupRanges& ranges,
-                      std::vector<std::vector<std::byte>>& parts, unsigned threads, bool codes) const
+                      std::vector<std::vector<std::byte>>& parts, const QuantBackend* backend,
+                      unsigned threads) const
     {
         rows.validate(m_scheme);
-        const std::size_t width = m_scheme.groupWidth(rows.cols);
         const std::size_t groups = m_scheme.groupsPerRow(rows.cols);
-        const std::size_t words = m_scheme.packedWordsPerRow(rows.cols);
         const std::size_t bytes = scaleBytes(rows.dtype);
-        codec::forEachRow(rows, threads, [&](std::size_t r, const float* w) {
-            std::vector<std::int8_t> q(codes ? rows.cols : 0);
+        std::byte* scales = parts[kScaleTensor].data();
+        for (std::size_t r = 0; r < rows.rowCount; ++r) {
             for (std::size_t g = 0; g < groups; ++g) {
                 const auto [mn, mx] = codec::groupRange(ranges, rows, r, g);
                 const float s = rtn::scaleFromAbsmax(rows.dtype, std::max(-mn, mx), m_scheme.scaleDivisor());
-                rtn::storeScale(rows.dtype, s, parts[kScaleTensor].data() + (r * groups + g) * bytes);
-                for (std::size_t k = g * width; codes && k < (g + 1) * width; ++k) {
-                    q[k] = static_cast<std::int8_t>(
-                        rtn::quantizeValue(rows.dtype, w[k], s, m_scheme.qMin(), m_scheme.qMax()));
-                }
+                rtn::storeScale(rows.dtype, s, scales + (r * groups + g) * bytes);
             }
-            if (codes) {
-                packRow(q.data(), rows.cols, m_scheme.bits,
-                        reinterpret_cast<std::int32_t*>(parts[0].data()) + r * words);
-            }
-        });
+        }
+        if (backend) {
+            backend->quantizeRows(rows, m_scheme, scales, reinterpret_cast<std::int32_t*>(parts[0].data()),
+                                  threads);
+        }
     }
 
     QuantScheme m_scheme;

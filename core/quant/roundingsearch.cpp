@@ -1,6 +1,7 @@
 #include "core/quant/roundingsearch.h"
 
 #include "core/quant/candidatequant.h"
+#include "core/quant/powtable.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/roundingkernels.h"
 #include "core/util/parallel.h"
@@ -26,40 +27,11 @@ float dtypeMax(DType dt)
     }
 }
 
-/// |d|^n rounded to the dtype, for every non-negative value of a 16-bit dtype: PyTorch computes the pow
-/// of a bf16/f16 tensor in float with the exponent cast to the dtype (2.40625 for bf16, 2.400390625 for
-/// f16, rounding.md §1.6); indexing by the bits makes it a lookup.
-struct PowTable
-{
-    std::vector<float> values; // by the 15 magnitude bits
-
-    PowTable(DType dt, double norm)
-    {
-        values.resize(1u << 15);
-        const double n = rtn::roundToDType(dt, static_cast<float>(norm));
-        for (std::uint32_t bits = 0; bits < values.size(); ++bits) {
-            const float a = rtn::rawToFloat(dt, bits);
-            values[bits] =
-                std::isfinite(a)
-                    ? rtn::roundToDType(dt, static_cast<float>(std::pow(static_cast<double>(a), n)))
-                    : a;
-        }
-    }
-};
-
-const PowTable& powTable(DType dt, double norm)
-{
-    // Only the LC exponent 2.4 is registered; one table per 16-bit dtype.
-    static const PowTable bf16(DType::BF16, norm);
-    static const PowTable f16(DType::F16, norm);
-    return dt == DType::F16 ? f16 : bf16;
-}
-
 /// One element's term of the DTypeLp error: pow(|rnd(deq - w)|, n) in the dtype.
 struct LpTerm
 {
     DType dt;
-    const float* table = nullptr; // 16-bit dtypes
+    const PowTable* table = nullptr; // 16-bit dtypes
     float normF32 = 2.4f;
 
     float operator()(float deq, float w) const
@@ -69,7 +41,7 @@ struct LpTerm
             return static_cast<float>(std::pow(static_cast<double>(d), static_cast<double>(normF32)));
         }
         const auto bits = dt == DType::F16 ? floatToF16(d) : floatToBf16(d);
-        return table[bits & 0x7FFFu];
+        return table->term(bits);
     }
 };
 
@@ -85,6 +57,7 @@ struct RangeSearch::Impl
     std::size_t groups = 0; // per row
     bool independentEnds = false;
     LpTerm lp;
+    kernels::PowLookup pow;                     // lp's table for the kernel
     std::vector<float> mn, mx;                  // per group: min(w, 0), max(w, 0)
     std::vector<std::uint64_t> improved;        // per group: bit i when step i lowered the group's best error
     std::vector<std::uint8_t> minStep, maxStep; // per group, methods without patience
@@ -99,7 +72,8 @@ struct RangeSearch::Impl
         groups = cols / width;
         independentEnds = m.independentEnds && scheme.family == SchemeFamily::IntAsymmetric;
         if (dt != DType::F32) {
-            lp.table = powTable(dt, m.norm).values.data();
+            lp.table = &powTable(dt, m.norm);
+            pow = lp.table->lookup();
         }
         const auto n = static_cast<std::size_t>(rows) * groups;
         mn.resize(n);
@@ -141,7 +115,7 @@ struct RangeSearch::Impl
             }
             return;
         }
-        kernels::candidateErrorSums(arith, method.error, lp.table, w, width, params, count, out);
+        kernels::candidateErrorSums(arith, method.error, pow, w, width, params, count, out);
         if (method.error == RoundingError::DTypeLp) {
             // The kernel's float sum s is within tol of the exact one, so the scalar loop's rounded sum lies
             // between the roundings of s·(1 - tol) and s·(1 + tol) (rounding is monotone): equal bounds are
@@ -169,10 +143,7 @@ struct RangeSearch::Impl
     void searchGroup(std::size_t index, const float* w)
     {
         float lo = 0.0f, hi = 0.0f; // calculate_qparams clamps min <= 0 <= max; shrinking commutes with it
-        for (std::size_t k = 0; k < width; ++k) {
-            lo = std::min(lo, w[k]);
-            hi = std::max(hi, w[k]);
-        }
+        kernels::groupRange(w, width, &lo, &hi);
         mn[index] = lo;
         mx[index] = hi;
         const auto steps = static_cast<std::size_t>(method.steps);
