@@ -10,6 +10,7 @@
 #include "core/quant/quanterror.h"
 #include "core/quant/roundingkernels.h"
 #include "core/quant/rtn.h"
+#include "core/quant/rtnkernels.h"
 #include "core/quant/rtnreference.h"
 #include "core/quant/rtnscalar.h"
 #include "core/quant/schemecodec.h"
@@ -19,6 +20,7 @@
 #include <QTest>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <hwy/targets.h>
 #include <random>
 #include <sstream>
@@ -136,6 +138,7 @@ class TestQuantSimd : public QObject
     void codecsMatchScalarTrace_data();
     void codecsMatchScalarTrace();
     void powTermsMatchTable();
+    void loadFiniteWeightsExact();
     void candidateSumsMatchScalar_data();
     void candidateSumsMatchScalar();
 };
@@ -483,6 +486,53 @@ void TestQuantSimd::powTermsMatchTable()
                         << terms[bits] << " != " << want;
                     QFAIL(msg.str().c_str());
                 }
+            }
+        }
+        hwy::SetSupportedTargetsForTest(0);
+    }
+}
+
+/// The SIMD row load against rtn::loadWeight on every target: every finite bf16 and f16 pattern (f16
+/// subnormals included), f32 patterns, and a non-finite value anywhere in the row (vector body or tail).
+void TestQuantSimd::loadFiniteWeightsExact()
+{
+    for (const DType dtype : {DType::BF16, DType::F16, DType::F32}) {
+        const std::size_t bytes = dtype == DType::F32 ? 4 : 2;
+        std::vector<std::byte> data;
+        std::mt19937 rng(7);
+        for (std::uint32_t i = 0; i < 65536; ++i) {
+            const std::uint32_t bits = dtype == DType::F32 ? static_cast<std::uint32_t>(rng()) : i;
+            if (rtn::rawAbs(dtype, reinterpret_cast<const std::byte*>(&bits), 0) >=
+                rtn::nonFiniteRaw(dtype)) {
+                continue;
+            }
+            const auto* p = reinterpret_cast<const std::byte*>(&bits);
+            data.insert(data.end(), p, p + bytes);
+        }
+        const std::size_t n = data.size() / bytes - 3; // a tail that fills no vector
+        std::vector<float> out(n);
+        for (const auto target : hwy::SupportedAndGeneratedTargets()) {
+            hwy::SetSupportedTargetsForTest(target);
+            hwy::SupportedTargets();
+            QVERIFY2(kernels::loadFiniteWeights(dtype, data.data(), n, out.data()), hwy::TargetName(target));
+            for (std::size_t k = 0; k < n; ++k) {
+                const float want = rtn::loadWeight(dtype, data.data(), k);
+                if (std::bit_cast<std::uint32_t>(out[k]) != std::bit_cast<std::uint32_t>(want)) {
+                    hwy::SetSupportedTargetsForTest(0);
+                    QFAIL(qPrintable(QStringLiteral("%1 %2 element %3")
+                                         .arg(QString::fromLatin1(hwy::TargetName(target)))
+                                         .arg(QString::fromLatin1(dtypeName(dtype)))
+                                         .arg(k)));
+                }
+            }
+            for (const std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
+                auto bad = data;
+                const std::uint32_t nan = dtype == DType::F32   ? 0x7FC00000u
+                                          : dtype == DType::F16 ? 0x7E00u
+                                                                : 0x7FC0u;
+                std::memcpy(bad.data() + at * bytes, &nan, bytes);
+                QVERIFY2(!kernels::loadFiniteWeights(dtype, bad.data(), n, out.data()),
+                         hwy::TargetName(target));
             }
         }
         hwy::SetSupportedTargetsForTest(0);

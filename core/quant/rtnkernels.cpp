@@ -88,6 +88,30 @@ std::size_t QuantizeT(const WeightRows& rows, const QuantScheme& scheme, const s
     return kernels::kNoIndex;
 }
 
+template <DType T> bool LoadFiniteT(const std::byte* data, std::size_t n, float* out)
+{
+    const DF df;
+    const std::size_t lanes = hn::Lanes(df);
+    auto vmax = hn::Zero(DI());
+    std::size_t k = 0;
+    for (; k + lanes <= n; k += lanes) {
+        const std::byte* p = data + k * kElementBytes<T>;
+        vmax = hn::Max(vmax, RawAbs<T>(p));
+        hn::StoreU(LoadWeights<T>(p), df, out + k);
+    }
+    auto m = static_cast<std::uint32_t>(hn::GetLane(hn::MaxOfLanes(DI(), vmax)));
+    for (; k < n; ++k) {
+        m = std::max(m, rtn::rawAbs(T, data, k));
+        out[k] = rtn::loadWeight(T, data, k);
+    }
+    return m < rtn::nonFiniteRaw(T);
+}
+
+bool LoadFiniteWeights(DType dtype, const std::byte* data, std::size_t n, float* out)
+{
+    return WithDType(dtype, [&](auto t) { return LoadFiniteT<decltype(t)::value>(data, n, out); });
+}
+
 std::size_t ComputeScalesRows(const WeightRows& rows, const QuantScheme& scheme, std::byte* scalesOut)
 {
     return WithDType(rows.dtype,
@@ -109,6 +133,12 @@ namespace spark::kernels {
 
 HWY_EXPORT(ComputeScalesRows);
 HWY_EXPORT(QuantizeRowsPacked);
+HWY_EXPORT(LoadFiniteWeights);
+
+bool loadFiniteWeights(DType dtype, const std::byte* data, std::size_t n, float* out)
+{
+    return HWY_DYNAMIC_DISPATCH(LoadFiniteWeights)(dtype, data, n, out);
+}
 
 std::size_t computeScales(const WeightRows& rows, const QuantScheme& scheme, std::byte* scalesOut)
 {

@@ -21,6 +21,10 @@ std::size_t computeScales(const WeightRows& rows, const QuantScheme& scheme, std
 std::size_t quantizeRows(const WeightRows& rows, const QuantScheme& scheme, const std::byte* scales,
                          std::int32_t* packedOut);
 
+/// @brief The @p n weights of @p dtype (BF16, F16 or F32) at @p data as floats (exact, rtn::loadWeight) into
+/// @p out; false when one of them is Inf or NaN (@p out is then unspecified).
+bool loadFiniteWeights(DType dtype, const std::byte* data, std::size_t n, float* out);
+
 /// @brief Name of the Highway target chosen on this CPU, e.g. "AVX2" (for perf output).
 const char* targetName();
 

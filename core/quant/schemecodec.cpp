@@ -1,12 +1,10 @@
 #include "core/quant/schemecodec.h"
 
+#include "core/quant/rtnkernels.h"
 #include "core/quant/schemecodecs.h"
 #include "core/quant/sweepkernels.h"
 #include "core/util/parallel.h"
 
-#include <algorithm>
-#include <bit>
-#include <cstring>
 #include <numeric>
 
 namespace spark {
@@ -99,20 +97,10 @@ void validateRows(const WeightRows& rows, int group, std::size_t alignment)
 void loadRow(const WeightRows& rows, std::size_t r, float* out)
 {
     const std::byte* data = rows.row(r);
-    if (rows.dtype == DType::BF16) {
-        // A loop the compiler vectorizes (bf16 to float is a shift); a row with a non-finite weight is
-        // read again below to name the first one.
-        std::uint16_t largest = 0;
-        for (std::size_t k = 0; k < rows.cols; ++k) {
-            std::uint16_t bits;
-            std::memcpy(&bits, data + 2 * k, 2);
-            largest = std::max<std::uint16_t>(largest, bits & 0x7FFFu);
-            out[k] = std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
-        }
-        if (largest < rtn::nonFiniteRaw(DType::BF16)) {
-            return;
-        }
+    if (kernels::loadFiniteWeights(rows.dtype, data, rows.cols, out)) {
+        return;
     }
+    // Read again to name the first non-finite weight.
     const auto limit = rtn::nonFiniteRaw(rows.dtype);
     for (std::size_t k = 0; k < rows.cols; ++k) {
         if (rtn::rawAbs(rows.dtype, data, k) >= limit) {
