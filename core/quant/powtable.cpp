@@ -1,6 +1,5 @@
 #include "core/quant/powtable.h"
 
-#include "core/io/floatconv.h"
 #include "core/quant/rtnscalar.h"
 
 #include <bit>
