@@ -138,7 +138,7 @@ Geometry geometryOf(const DraftSpec& s)
             static_cast<std::size_t>(s.kvHeads),
             static_cast<std::size_t>(s.headDim),
             s.eps,
-            s.rope.theta};
+            s.layerAttention.front().rope.theta};
 }
 
 /// softmax(q·k/√hd)·v over the given keys, GQA.
@@ -239,7 +239,8 @@ std::vector<Vec> naiveBlock(const NaiveWeights& w, const DraftSpec& s, const std
         const Vec inNorm = w.vector(p + ".input_layernorm.weight");
         std::vector<Vec> ck, cv;
         for (std::int64_t t = 0; t < a; ++t) {
-            if (s.slidingWindow > 0 && t < a - s.slidingWindow) {
+            const auto window = s.layerAttention[static_cast<std::size_t>(l)].window;
+            if (window > 0 && t < a - window) {
                 continue;
             }
             const Vec c = laguna ? rms(ctx[t], inNorm, g.eps) : ctx[t];

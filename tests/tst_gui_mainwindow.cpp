@@ -247,6 +247,17 @@ class TestGuiMainWindow : public QObject
         QTRY_COMPARE(QApplication::focusWidget(), filter);
     }
 
+    void ctrlQQuits()
+    {
+        MainWindow window(noSavedState());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_Q, Qt::ControlModifier);
+        QTRY_VERIFY(!window.isVisible());
+    }
+
     void recentFiles()
     {
         QSettings settings(path(QStringLiteral("recent.ini")), QSettings::IniFormat);

@@ -47,6 +47,17 @@ std::optional<AcceptanceSpeed> speedFrom(const Args& args, const AcceptanceRun& 
     }
 }
 
+/// Every cycle of a replayed loop as [sample, anchor, accepted, [proposals]]: what an independent decoding
+/// loop is compared with, cycle by cycle.
+nlohmann::ordered_json replayCyclesJson(const std::vector<AnchorOutcome>& cycles)
+{
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& c : cycles) {
+        out.push_back({c.anchor.sample, c.anchor.position, c.base.accepted, c.base.tokens});
+    }
+    return out;
+}
+
 void printReplay(std::ostream& out, const AcceptanceRun& run)
 {
     const auto line = [&](const std::string& name, const AcceptanceSummary& s) {
@@ -147,8 +158,10 @@ int runAcceptance(const std::vector<std::string>& argv)
             nlohmann::ordered_json j;
             j["replay"] = true;
             j["base"] = acceptanceJson(*run.replayBase, run.baseName, "", std::nullopt);
+            j["base"]["cycles"] = replayCyclesJson(run.replayBaseCycles);
             if (run.replayQuantized) {
                 j["quantized"] = acceptanceJson(*run.replayQuantized, run.quantizedName, "", std::nullopt);
+                j["quantized"]["cycles"] = replayCyclesJson(run.replayQuantizedCycles);
             }
             std::cout << j.dump(2) << "\n";
         } else {

@@ -160,7 +160,7 @@ void writeDemoCapture(const DemoDraft& draft, const std::filesystem::path& draft
         offsets.push_back(base + options.length);
     }
     const auto n = static_cast<std::uint64_t>(total);
-    writeCaptureFile(staging.path() / "hidden_states.safetensors",
+    writeCaptureFile(staging.path() / kCaptureFileName,
                      {std::move(hidden),
                       ids,
                       static_cast<std::uint64_t>(h),

@@ -104,10 +104,11 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
     const auto options = drafts.options(job.options);
     if (job.replay) {
         run.eligibleAnchors = static_cast<std::int64_t>(eligibleAnchors(capture, job.options.k).size());
-        run.replayBase = summarizeAcceptance(replayLoop(*drafts.base, capture, options), job.options.k);
+        run.replayBaseCycles = replayLoop(*drafts.base, capture, options);
+        run.replayBase = summarizeAcceptance(run.replayBaseCycles, job.options.k);
         if (quantized) {
-            run.replayQuantized =
-                summarizeAcceptance(replayLoop(*quantized, capture, options), job.options.k);
+            run.replayQuantizedCycles = replayLoop(*quantized, capture, options);
+            run.replayQuantized = summarizeAcceptance(run.replayQuantizedCycles, job.options.k);
         }
         run.summary = *run.replayBase;
         return run;

@@ -35,8 +35,9 @@ struct AcceptanceRun
     std::vector<Anchor> anchors;         ///< the anchors evaluated (paired runs)
     std::vector<AnchorOutcome> outcomes; ///< paired runs: one per anchor
     AcceptanceSummary summary;           ///< paired (or BF16 alone)
-    /// Replay: each draft's own loop (its own anchors, unpaired).
+    /// Replay: each draft's own loop (its own anchors, unpaired), its summary and every cycle it visited.
     std::optional<AcceptanceSummary> replayBase, replayQuantized;
+    std::vector<AnchorOutcome> replayBaseCycles, replayQuantizedCycles;
     std::uint64_t streamedBefore = 0, streamedAfter = 0; ///< bytes per draft step (in-memory plan only)
 };
 

@@ -225,20 +225,21 @@ SequenceContext DraftForward::buildContext(const Activations& aux, const std::ve
             concatColumns(normed(embed(next), layer.inputNorm, s.eps), normed(hidden, m_hiddenNorm, s.eps));
         ctx.chainHidden = std::move(hidden);
         Activations k = apply(*layer.k, ctx.chainInputs);
-        applyRope(k, positions, s.headDim, s.rope);
+        applyRope(k, positions, s.headDim, s.layerAttention.front().rope);
         ctx.keys.push_back(std::move(k));
         ctx.values.push_back(apply(*layer.v, ctx.chainInputs));
         return ctx;
     }
     // DFlash/DSpark: K/V of every layer from hidden_norm(fc(aux)), no attention among context tokens.
     rmsNorm(hidden, m_hiddenNorm, s.eps);
-    for (const auto& layer : m_layers) {
+    for (std::size_t l = 0; l < m_layers.size(); ++l) {
+        const auto& layer = m_layers[l];
         const Activations input = s.contextInputNorm ? normed(hidden, layer.inputNorm, s.eps) : hidden;
         Activations k = apply(*layer.k, input);
         if (s.qkNorm) {
             rmsNorm(k, layer.kNorm, s.eps, s.headDim);
         }
-        applyRope(k, positions, s.headDim, s.rope);
+        applyRope(k, positions, s.headDim, s.layerAttention[l].rope);
         ctx.keys.push_back(std::move(k));
         ctx.values.push_back(apply(*layer.v, input));
     }
@@ -282,8 +283,9 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
             rmsNorm(qs, layer.qNorm, s.eps, s.headDim);
             rmsNorm(ks, layer.kNorm, s.eps, s.headDim);
         }
-        applyRope(qs, positions, s.headDim, s.rope);
-        applyRope(ks, positions, s.headDim, s.rope);
+        const auto& attention = s.layerAttention[l];
+        applyRope(qs, positions, s.headDim, attention.rope);
+        applyRope(ks, positions, s.headDim, attention.rope);
         Activations attn(x.rows, s.heads * s.headDim);
         parallelFor(static_cast<std::size_t>(x.rows), 4, m_threads, [&](std::size_t begin, std::size_t end) {
             for (std::size_t r = begin; r < end; ++r) {
@@ -291,7 +293,7 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
                 const std::int64_t anchor = anchors[row / q];
                 const std::int64_t j = row % q;
                 const std::int64_t first =
-                    s.slidingWindow > 0 ? std::max<std::int64_t>(0, anchor - s.slidingWindow) : 0;
+                    attention.window > 0 ? std::max<std::int64_t>(0, anchor - attention.window) : 0;
                 const AttentionKeys ctxKeys{&context.keys[l], &context.values[l], first, anchor};
                 const std::int64_t blockStart = row - j;
                 const AttentionKeys blockKeys{&ks, &vs, blockStart, blockStart + (s.blockCausal ? j + 1 : q)};
@@ -403,11 +405,12 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
             u = concatColumns(normed(embed(previous), layer.inputNorm, s.eps),
                               normed(g, m_hiddenNorm, s.eps));
         }
+        const auto& rope = s.layerAttention.front().rope;
         Activations qs = apply(*layer.q, u);
-        applyRope(qs, positions, s.headDim, s.rope);
+        applyRope(qs, positions, s.headDim, rope);
         if (step > 0) { // the step's own K/V join the anchor's private cache
             Activations ks = apply(*layer.k, u);
-            applyRope(ks, positions, s.headDim, s.rope);
+            applyRope(ks, positions, s.headDim, rope);
             const Activations vs = apply(*layer.v, u);
             for (std::int64_t i = 0; i < anchorCount; ++i) {
                 std::copy_n(ks.row(i), kvWidth, ownKeys.row(i * k + step));

@@ -19,7 +19,7 @@ class FieldReader
 {
   public:
     FieldReader(const json& object, std::string prefix, const std::string& file)
-        : m_object(object), m_prefix(std::move(prefix)), m_file(file)
+        : m_object(&object), m_prefix(std::move(prefix)), m_file(&file)
     {
     }
 
@@ -27,99 +27,134 @@ class FieldReader
     {
         const auto v = optionalInt(key);
         if (!v || *v <= 0) {
-            throw ForwardInputError(m_file, m_prefix + key, v ? "must be positive" : "missing");
+            throw ForwardInputError(*m_file, m_prefix + key, v ? "must be positive" : "missing");
         }
         return *v;
     }
     std::optional<std::int64_t> optionalInt(const char* key) const
     {
-        const auto it = m_object.find(key);
-        if (it == m_object.end() || it->is_null()) {
+        const auto it = m_object->find(key);
+        if (it == m_object->end() || it->is_null()) {
             return std::nullopt;
         }
         if (!it->is_number_integer()) {
-            throw ForwardInputError(m_file, m_prefix + key, "must be an integer");
+            throw ForwardInputError(*m_file, m_prefix + key, "must be an integer");
         }
         return it->get<std::int64_t>();
     }
     double number(const char* key, double fallback) const
     {
-        const auto it = m_object.find(key);
-        if (it == m_object.end() || it->is_null()) {
+        const auto it = m_object->find(key);
+        if (it == m_object->end() || it->is_null()) {
             return fallback;
         }
         if (!it->is_number()) {
-            throw ForwardInputError(m_file, m_prefix + key, "must be a number");
+            throw ForwardInputError(*m_file, m_prefix + key, "must be a number");
         }
         return it->get<double>();
     }
     bool flag(const char* key, bool fallback) const
     {
-        const auto it = m_object.find(key);
-        if (it == m_object.end() || it->is_null()) {
+        const auto it = m_object->find(key);
+        if (it == m_object->end() || it->is_null()) {
             return fallback;
         }
         if (!it->is_boolean()) {
-            throw ForwardInputError(m_file, m_prefix + key, "must be true or false");
+            throw ForwardInputError(*m_file, m_prefix + key, "must be true or false");
         }
         return it->get<bool>();
     }
     std::string text(const char* key, const std::string& fallback) const
     {
-        const auto it = m_object.find(key);
-        return it != m_object.end() && it->is_string() ? it->get<std::string>() : fallback;
+        const auto it = m_object->find(key);
+        return it != m_object->end() && it->is_string() ? it->get<std::string>() : fallback;
     }
     std::optional<std::vector<int>> intList(const char* key) const
     {
-        const auto it = m_object.find(key);
-        if (it == m_object.end() || it->is_null()) {
+        const auto it = m_object->find(key);
+        if (it == m_object->end() || it->is_null()) {
             return std::nullopt;
         }
         if (!it->is_array() || it->empty()) {
-            throw ForwardInputError(m_file, m_prefix + key, "must be a non-empty list of layer ids");
+            throw ForwardInputError(*m_file, m_prefix + key, "must be a non-empty list of layer ids");
         }
         std::vector<int> out;
         for (const auto& v : *it) {
             if (!v.is_number_integer() || v.get<int>() < 0) {
-                throw ForwardInputError(m_file, m_prefix + key, "must list non-negative integers");
+                throw ForwardInputError(*m_file, m_prefix + key, "must list non-negative integers");
             }
             out.push_back(v.get<int>());
         }
         return out;
     }
-    const json& object() const { return m_object; }
+    const json& object() const { return *m_object; }
     FieldReader child(const char* key) const
     {
         static const json empty = json::object();
-        const auto it = m_object.find(key);
-        return {it != m_object.end() && it->is_object() ? *it : empty, m_prefix + key + ".", m_file};
+        const auto it = m_object->find(key);
+        return {it != m_object->end() && it->is_object() ? *it : empty, m_prefix + key + ".", *m_file};
     }
 
   private:
-    const json& m_object;
+    // Pointers, not references: a reader is reassigned when a nested object (rope parameters of one
+    // layer type) takes over.
+    const json* m_object;
     std::string m_prefix;
-    const std::string& m_file;
+    const std::string* m_file;
 };
 
-void readRope(const FieldReader& model, DraftSpec& spec)
+/// The RoPE of a layer of @p layerType: rope_parameters (flat, transformers ≥ 4.56, or nested by layer type),
+/// for a sliding layer swa_rope_parameters when given, then the legacy top-level keys and rope_scaling.
+RopeSpec readRope(const FieldReader& model, std::int64_t headDim, const std::string& layerType)
 {
-    // Flat rope_parameters (transformers ≥ 4.56) take precedence over the legacy top-level keys.
-    const auto params = model.child("rope_parameters");
-    spec.rope.theta = params.number("rope_theta", model.number("rope_theta", spec.rope.theta));
+    auto params = model.child("rope_parameters");
+    if (params.object().contains(layerType) && params.object()[layerType].is_object()) {
+        params = params.child(layerType.c_str());
+    }
+    if (layerType == "sliding_attention" && model.object().contains("swa_rope_parameters")) {
+        params = model.child("swa_rope_parameters");
+    }
+    RopeSpec rope;
+    rope.theta = params.number("rope_theta", model.number("rope_theta", rope.theta));
     const double partial = params.number("partial_rotary_factor", model.number("partial_rotary_factor", 1.0));
-    spec.rope.rotaryDims = static_cast<int>(static_cast<double>(spec.headDim) * partial) / 2 * 2;
-    spec.rope.neox = model.flag("is_neox_style", true);
-    const auto scaling = model.child("rope_scaling");
+    rope.rotaryDims = static_cast<int>(static_cast<double>(headDim) * partial) / 2 * 2;
+    rope.neox = model.flag("is_neox_style", true);
+    // The scaling type sits in the rope parameters themselves or, in the legacy form, in rope_scaling.
+    const auto scaling = params.object().contains("rope_type") ? params : model.child("rope_scaling");
     const auto type = scaling.text("rope_type", scaling.text("type", ""));
     if (type == "llama3") {
-        spec.rope.llama3Factor = scaling.number("factor", 8.0);
-        spec.rope.llama3LowFreq = scaling.number("low_freq_factor", 1.0);
-        spec.rope.llama3HighFreq = scaling.number("high_freq_factor", 4.0);
-        spec.rope.llama3OriginalMax = scaling.number("original_max_position_embeddings", 8192.0);
+        rope.llama3Factor = scaling.number("factor", 8.0);
+        rope.llama3LowFreq = scaling.number("low_freq_factor", 1.0);
+        rope.llama3HighFreq = scaling.number("high_freq_factor", 4.0);
+        rope.llama3OriginalMax = scaling.number("original_max_position_embeddings", 8192.0);
     } else if (!type.empty() && type != "default") {
-        throw ForwardInputError("", "rope_scaling.rope_type",
-                                "'" + type + "' is not supported (default, llama3)");
+        throw ForwardInputError("", "rope_type", "'" + type + "' is not supported (default, llama3)");
     }
+    return rope;
+}
+
+/// Each layer's type from layer_types (in @p top or @p model), or full attention for all.
+std::vector<std::string> layerTypes(const FieldReader& top, const FieldReader& model, std::int64_t layers,
+                                    const std::string& file)
+{
+    const auto& owner = top.object().contains("layer_types") ? top : model;
+    std::vector<std::string> types(static_cast<std::size_t>(layers), "full_attention");
+    if (!owner.object().contains("layer_types")) {
+        return types;
+    }
+    const auto& list = owner.object()["layer_types"];
+    if (!list.is_array() || static_cast<std::int64_t>(list.size()) != layers) {
+        throw ForwardInputError(file, "layer_types", "must list one type per layer");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_string() || (list[i] != "full_attention" && list[i] != "sliding_attention")) {
+            throw ForwardInputError(file, "layer_types",
+                                    "entry " + std::to_string(i) +
+                                        " is not full_attention or sliding_attention");
+        }
+        types[i] = list[i].get<std::string>();
+    }
+    return types;
 }
 
 std::vector<int> plusOne(std::vector<int> ids)
@@ -173,10 +208,23 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
     if (const auto act = model.text("hidden_act", "silu"); act != "silu") {
         throw ForwardInputError(file, "hidden_act", "'" + act + "' is not supported (silu)");
     }
-    try {
-        readRope(model, spec);
-    } catch (const ForwardInputError& e) {
-        throw ForwardInputError(file, "rope_scaling", e.what());
+    const auto types = layerTypes(top, model, spec.layers, file);
+    for (const auto& type : types) {
+        LayerAttention layer;
+        try {
+            layer.rope = readRope(model, spec.headDim, type);
+        } catch (const ForwardInputError& e) {
+            throw ForwardInputError(file, "rope_parameters", e.what());
+        }
+        if (type == "sliding_attention") {
+            layer.window =
+                top.optionalInt("sliding_window").value_or(model.optionalInt("sliding_window").value_or(0));
+            if (layer.window <= 0) {
+                throw ForwardInputError(file, "sliding_window",
+                                        "missing or not positive, and layer_types lists sliding layers");
+            }
+        }
+        spec.layerAttention.push_back(layer);
     }
     spec.draftVocab = top.optionalInt("draft_vocab_size").value_or(spec.vocab);
     spec.targetHidden = top.optionalInt("target_hidden_size").value_or(spec.hidden);
@@ -198,20 +246,6 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
         spec.auxLayerIds = plusOne(*ids);
         spec.auxLayerIdsSource = "dflash_config.target_layer_ids (+1)";
         spec.maskTokenId = dflash.optionalInt("mask_token_id").value_or(-1);
-        if (top.object().contains("layer_types")) {
-            const auto& types = top.object()["layer_types"];
-            if (!types.is_array() || types.empty()) {
-                throw ForwardInputError(file, "layer_types", "must be a list");
-            }
-            for (const auto& t : types) {
-                if (t != types.front()) {
-                    throw ForwardInputError(file, "layer_types", "mixed layer types are not supported");
-                }
-            }
-            if (types.front() == "sliding_attention") {
-                spec.slidingWindow = top.positive("sliding_window");
-            }
-        }
         break;
     }
     case DraftArchitecture::Qwen3DFlash: {
@@ -225,7 +259,9 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
         spec.maskTokenId =
             dflash.optionalInt("mask_token_id").value_or(top.optionalInt("mask_token_id").value_or(-1));
         if (dflash.flag("use_swa", false)) {
-            spec.slidingWindow = dflash.positive("swa_window_size");
+            for (auto& layer : spec.layerAttention) {
+                layer.window = dflash.positive("swa_window_size");
+            }
         }
         break;
     }
@@ -244,7 +280,10 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
         }
         spec.confidenceHead = top.flag("enable_confidence_head", false);
         spec.logitScale = top.number("logit_scale", 1.0);
-        spec.blockCausal = top.flag("sliding_window_non_causal", false);
+        // vLLM's speculators translation sets dflash_config.causal = not sliding_window_non_causal, with the
+        // key absent meaning a bidirectional block (speculators' own training mask differs: there a
+        // sliding window alone also makes the block causal, see docs/draft-graphs.md).
+        spec.blockCausal = !top.flag("sliding_window_non_causal", true);
         break;
     }
     case DraftArchitecture::Eagle3: {

@@ -37,6 +37,13 @@ struct RopeSpec
     double llama3Factor = 0, llama3LowFreq = 1, llama3HighFreq = 4, llama3OriginalMax = 8192;
 };
 
+/// @brief One layer's attention: its RoPE and, for a sliding layer, how far back it sees the context.
+struct LayerAttention
+{
+    RopeSpec rope;
+    std::int64_t window = 0; ///< context keys within this distance of the anchor; 0 = all
+};
+
 /// @brief Everything the reference forward needs to know about a draft, read once from config.json: the
 /// graph is one forward built from shared blocks, and this struct is its per-architecture description.
 struct DraftSpec
@@ -50,22 +57,22 @@ struct DraftSpec
     std::int64_t draftVocab = 0; ///< rows of the draft's lm_head (< vocab when d2t maps them)
     std::int64_t targetHidden = 0;
     double eps = 1e-6;
-    RopeSpec rope;
+    /// Per layer (layer_types may mix full and sliding layers, each with its own RoPE).
+    std::vector<LayerAttention> layerAttention;
 
     /// Captured target layers the draft reads, in vLLM's aux semantics (draft-forward.md §1), in the order
     /// fc concatenates them.
     std::vector<int> auxLayerIds;
     std::string auxLayerIdsSource; ///< the config key they came from
 
-    bool qkNorm = true;             ///< per-head q_norm/k_norm before RoPE (Qwen3; not Llama EAGLE-3)
-    bool fusedQkv = false;          ///< qkv_proj on disk (Laguna)
-    bool outputGate = false;        ///< Laguna: attn ⊙ softplus(g_proj(x)) before o_proj
-    bool gatePerHead = true;        ///< g_proj has one output per head (else one per element)
-    bool auxNorms = false;          ///< Laguna: aux_hidden_norms[k] on each captured slice before fc
-    bool contextInputNorm = false;  ///< Laguna: input_layernorm on the context stream before K/V
-    bool blockCausal = false;       ///< the query block attends causally to itself
-    std::int64_t slidingWindow = 0; ///< context keys within this distance of the anchor; 0 = all
-    bool sampleFromAnchor = false;  ///< DSpark: Q = k rows [anchor, mask×(k−1)], each predicting the next
+    bool qkNorm = true;            ///< per-head q_norm/k_norm before RoPE (Qwen3; not Llama EAGLE-3)
+    bool fusedQkv = false;         ///< qkv_proj on disk (Laguna)
+    bool outputGate = false;       ///< Laguna: attn ⊙ softplus(g_proj(x)) before o_proj
+    bool gatePerHead = true;       ///< g_proj has one output per head (else one per element)
+    bool auxNorms = false;         ///< Laguna: aux_hidden_norms[k] on each captured slice before fc
+    bool contextInputNorm = false; ///< Laguna: input_layernorm on the context stream before K/V
+    bool blockCausal = false;      ///< the query block attends causally to itself
+    bool sampleFromAnchor = false; ///< DSpark: Q = k rows [anchor, mask×(k−1)], each predicting the next
     std::int64_t maskTokenId = -1;
     bool normBeforeResidual = false; ///< EAGLE-3: the residual is hidden_norm(g), not g
     std::int64_t markovRank = 0;     ///< DSpark vanilla Markov head; 0 = none

@@ -104,6 +104,12 @@ HiddenStateCapture HiddenStateCapture::open(const fs::path& path)
 {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
+        // A folder holding one capture file (what `demo --capture` writes) is that file; a folder of
+        // speculators hs_*.safetensors has a capture.json sidecar instead.
+        const auto single = path / kCaptureFileName;
+        if (!fs::exists(path / kCaptureSidecar, ec) && fs::is_regular_file(single, ec)) {
+            return openFile(single);
+        }
         return openDirectory(path);
     }
     if (!fs::exists(path, ec)) {

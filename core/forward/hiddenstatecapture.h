@@ -14,6 +14,8 @@ namespace spark {
 
 /// @brief The metadata format name of a self-contained capture file (draft-forward.md §7).
 inline constexpr const char* kCaptureFormat = "sparkulator.hidden-states/1";
+/// @brief The capture file's name inside a capture folder (as `demo --capture` writes it).
+inline constexpr const char* kCaptureFileName = "hidden_states.safetensors";
 /// @brief The sidecar of a speculators hs_*.safetensors directory.
 inline constexpr const char* kCaptureSidecar = "capture.json";
 

@@ -190,7 +190,15 @@ void MainWindow::createActions()
     fileMenu->addSeparator();
     auto* quit = fileMenu->addAction(QIcon::fromTheme(QStringLiteral("application-exit")), tr("&Quit"), this,
                                      &QWidget::close);
-    quit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Q), QKeySequence::Quit});
+    // Ctrl+Q everywhere, plus the platform's own quit key where it differs (on Linux QKeySequence::Quit is
+    // Ctrl+Q itself: the same sequence twice on one action makes Qt call it ambiguous and do nothing).
+    QList<QKeySequence> quitKeys{QKeySequence(Qt::CTRL | Qt::Key_Q)};
+    for (const auto& key : QKeySequence::keyBindings(QKeySequence::Quit)) {
+        if (!quitKeys.contains(key)) {
+            quitKeys.append(key);
+        }
+    }
+    quit->setShortcuts(quitKeys);
     quit->setMenuRole(QAction::QuitRole);
 
     auto* editMenu = menuBar()->addMenu(tr("&Edit"));
