@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Sparkulator needs to build, test and run. Idempotent: installs only
 # what is missing. Needs root or sudo when something is missing.
+#   packaging/install-deps.sh [--reference]   # --reference: also the Python reference tooling's packages
+#                                              # (tools/reference: PyTorch, numpy, scipy, SentencePiece, and
+#                                              # OpenBLAS, without which torch multiplies with the netlib BLAS)
 set -euo pipefail
 
 packages=(
@@ -9,6 +12,9 @@ packages=(
   nlohmann-json3-dev libqcustomplot-dev libhwy-dev libboost-math-dev libeigen3-dev
   xdg-utils
 )
+if [ "${1:-}" = "--reference" ]; then
+  packages+=(python3-torch python3-numpy python3-scipy python3-sentencepiece libopenblas0-pthread)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

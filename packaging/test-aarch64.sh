@@ -247,6 +247,12 @@ for t in "$build"/tests/tst_*; do
       echo "excluded: tst_cudaparity (CPU vs CUDA on a GPU; no CUDA in an aarch64 emulator, it would only skip)"
       continue
       ;;
+    tst_trainedreplay | tst_trainedartefacts)
+      # The forward's graph against an independent reference, and data files' hashes: nothing in them
+      # depends on the instruction set, and the replay of three drafts takes a quarter hour emulated.
+      echo "excluded: $name (no target-specific code; run natively by packaging/test.sh)"
+      continue
+      ;;
   esac
   tests+=("$name")
 done

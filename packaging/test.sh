@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packaging/install-deps.sh
+packaging/install-deps.sh --reference
+# The reference checks of the trained drafts must run here, not skip.
+export SPARK_REFERENCE_REQUIRED=1
 # The CUDA backend is built whenever the toolkit is installed (SPARK_CUDA=AUTO), so it never rots;
 # /usr/local/cuda is the toolkit's standard location even when it is not on PATH.
 if [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -72,7 +72,13 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
         d.targetHead = std::make_shared<const TargetHead>(d.target, capture, job.options.threads);
     }
     matchCapture(capture, d.spec, d.targetHead != nullptr);
-    d.base.emplace(d.spec, DraftWeights(d.draft, d.target), job.options.threads);
+    DraftWeights baseWeights(d.draft, d.target);
+    if (d.draft->config().contains("quantization_config")) {
+        // A draft exported by any compressed-tensors tool runs as it is, dequantized bit-exactly.
+        baseWeights.decodeQuantizedModules();
+        d.baseName = d.draft->folder().filename().string();
+    }
+    d.base.emplace(d.spec, std::move(baseWeights), job.options.threads);
     if (!job.quantized.empty()) {
         const auto quantized = std::make_shared<const Checkpoint>(Checkpoint::open(job.quantized));
         DraftWeights weights(quantized, d.target);
@@ -95,6 +101,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
     auto drafts = openAcceptanceDrafts(job, capture);
     AcceptanceRun run;
     run.spec = drafts.spec;
+    run.baseName = drafts.baseName;
     run.quantizedName = drafts.quantizedName;
     if (drafts.plan) {
         run.streamedBefore = drafts.plan->sizes.streamedBefore;

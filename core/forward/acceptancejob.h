@@ -47,6 +47,7 @@ struct AcceptanceDrafts
     std::shared_ptr<const Checkpoint> draft, target;
     DraftSpec spec;
     std::optional<DraftForward> base, quantized;
+    std::string baseName = "BF16"; ///< the draft's folder name when it is itself a quantized export
     std::string quantizedName;
     std::optional<QuantPlan> plan;
     /// Set when the capture needs the target's tokens recomputed (not greedy, no target_argmax).

@@ -80,11 +80,21 @@ void DraftWeights::applyPlan(const QuantPlan& plan, const std::vector<std::strin
     }
     const auto contexts = planContexts(*m_draft, plan, chosen);
     for (const auto* m : chosen) {
-        m_overrides[bareName(m->name)] =
-            planQuantizedLinear(m_draft, *m_draft->find(m->weightTensor), *m->scheme, contexts.at(m->name));
+        m_overrides[bareName(m->name)] = keptIfSmall(
+            planQuantizedLinear(m_draft, *m_draft->find(m->weightTensor), *m->scheme, contexts.at(m->name)));
         m_overrideNames[bareName(m->name)] =
             std::string(m->scheme->name) + " " + std::string(m->rounding->name) + " in memory";
     }
+}
+
+std::shared_ptr<const LinearSource> DraftWeights::keptIfSmall(std::shared_ptr<const LinearSource> source)
+{
+    const auto floats = source->rows() * source->cols();
+    if (floats > m_memoryBudgetFloats) {
+        return source; // large weights stay streamed: memory holds tiles, never a whole weight in FP32
+    }
+    m_memoryBudgetFloats -= floats;
+    return memoized(std::move(source));
 }
 
 void DraftWeights::decodeQuantizedModules()
@@ -100,7 +110,8 @@ void DraftWeights::decodeQuantizedModules()
                                     "is quantized in a layout Sparkulator cannot dequantize (" +
                                         module.scheme + ")");
         }
-        m_overrides[bareName(module.module.name)] = decodedLinear(m_draft, decoder, module.module.name);
+        m_overrides[bareName(module.module.name)] =
+            keptIfSmall(decodedLinear(m_draft, decoder, module.module.name));
         m_overrideNames[bareName(module.module.name)] = module.scheme + " from the checkpoint";
     }
 }

@@ -50,11 +50,17 @@ class DraftWeights
         const CheckpointTensor* tensor = nullptr;
     };
     Located locate(const std::string& tensor) const;
+    /// A quantized weight's source, held dequantized in memory while the budget lasts (tiny drafts, whose
+    /// replays call the forward thousands of times), else streamed.
+    std::shared_ptr<const LinearSource> keptIfSmall(std::shared_ptr<const LinearSource> source);
 
     std::shared_ptr<const Checkpoint> m_draft;
     std::shared_ptr<const Checkpoint> m_target;
     std::map<std::string, std::shared_ptr<const LinearSource>> m_overrides;
     std::map<std::string, std::string> m_overrideNames;
+    /// FP32 values of quantized weights held in memory at most (64 Mi floats, 256 MiB): every weight of a
+    /// tiny draft fits, a large draft keeps its first few and streams the rest.
+    std::int64_t m_memoryBudgetFloats = std::int64_t{64} << 20;
 };
 
 } // namespace spark

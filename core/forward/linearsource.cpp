@@ -4,6 +4,8 @@
 #include "core/io/floatconv.h"
 #include "core/quant/quantbackend.h"
 
+#include <algorithm>
+#include <mutex>
 #include <stdexcept>
 
 namespace spark {
@@ -143,7 +145,36 @@ class RowSlice final : public LinearSource
     std::int64_t m_offset, m_count;
 };
 
+/// A weight decoded once, on first use, and served from memory afterwards: a replayed loop runs the forward
+/// for one anchor at a time, thousands of times, and would quantize or dequantize the weight anew each time.
+class MemoizedLinear final : public LinearSource
+{
+  public:
+    explicit MemoizedLinear(std::shared_ptr<const LinearSource> source) : m_source(std::move(source)) {}
+    std::int64_t rows() const override { return m_source->rows(); }
+    std::int64_t cols() const override { return m_source->cols(); }
+    void decode(std::int64_t firstRow, std::size_t rowCount, float* out) const override
+    {
+        std::call_once(m_once, [this] {
+            m_values.resize(static_cast<std::size_t>(rows() * cols()));
+            m_source->decode(0, static_cast<std::size_t>(rows()), m_values.data());
+        });
+        std::copy_n(m_values.data() + firstRow * cols(), rowCount * static_cast<std::size_t>(cols()), out);
+    }
+    std::string describe() const override { return m_source->describe(); }
+
+  private:
+    std::shared_ptr<const LinearSource> m_source;
+    mutable std::once_flag m_once;
+    mutable std::vector<float> m_values;
+};
+
 } // namespace
+
+std::shared_ptr<const LinearSource> memoized(std::shared_ptr<const LinearSource> source)
+{
+    return std::make_shared<MemoizedLinear>(std::move(source));
+}
 
 void LinearSource::decodeRow(std::int64_t row, float* out) const
 {

@@ -48,6 +48,10 @@ std::shared_ptr<const LinearSource> decodedLinear(std::shared_ptr<const Checkpoi
                                                   std::shared_ptr<const ModuleDecoder> decoder,
                                                   std::string name);
 
+/// @brief @p source decoded whole on first use and kept in memory as FP32 (rows × cols floats): for weights
+/// small enough that decoding them again on every forward call costs more than holding them.
+std::shared_ptr<const LinearSource> memoized(std::shared_ptr<const LinearSource> source);
+
 /// @brief Rows [offset, offset + count) of @p source as a source of their own (Laguna's fused qkv_proj
 /// split into q, k and v). @p offset must be a multiple of the source's row alignment.
 std::shared_ptr<const LinearSource> rowSlice(std::shared_ptr<const LinearSource> source, std::int64_t offset,
