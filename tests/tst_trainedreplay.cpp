@@ -34,9 +34,9 @@ nlohmann::json cli(const std::vector<std::string>& args)
 
 /// The product's replay of the draft at @p draft: the trained BF16 draft or an export of it, which runs as it
 /// is (dequantized bit-exactly), alone.
-nlohmann::json productReplay(const std::string& draft)
+nlohmann::json productReplay(const std::string& draft, const std::string& capture = "capture")
 {
-    return cli({"acceptance", draft, "--hidden-states", (trained() / "capture").string(), "--target",
+    return cli({"acceptance", draft, "--hidden-states", (trained() / capture).string(), "--target",
                 (trained() / "target").string(), "--k", "4", "--replay", "--bf16-only", "--json"})
         .at("base");
 }
@@ -168,6 +168,26 @@ class TestTrainedReplay : public QObject
         const auto onlineFile = trained() / "loops" / (name + "-online-features.json");
         if (std::filesystem::exists(onlineFile)) {
             compareOnline(product, readJsonFile(onlineFile));
+        }
+    }
+
+    /// The first sequences written as a speculators hs_* directory (layer ids and prompt length in its
+    /// capture.json) replay exactly as the same sequences of the capture file.
+    void speculatorsDirectoryReplaysLikeTheCaptureFile()
+    {
+        const auto draft = (trained() / "dspark").string();
+        const auto fromDirectory = productReplay(draft, "capture-hs").at("cycles");
+        const auto fromFile = productReplay(draft).at("cycles");
+        std::vector<nlohmann::json> expected;
+        for (const auto& c : fromFile) {
+            if (c.at(0).get<int>() < 8) {
+                expected.push_back(c);
+            }
+        }
+        QCOMPARE(fromDirectory.size(), expected.size());
+        QVERIFY(expected.size() > 500);
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QVERIFY2(fromDirectory[i] == expected[i], fromDirectory[i].dump().c_str());
         }
     }
 };

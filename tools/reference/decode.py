@@ -2,7 +2,7 @@
 
   python3 decode.py capture
       greedy continuations of held-out prompts by the target, written as the product's capture file (BF16
-      hidden states of aux ids 1, 3, 5 and 6)
+      hidden states of aux ids 1, 3, 5 and 6), and the first sequences as a speculators hs_* directory
   python3 decode.py loop [FAMILY...]
       per draft: the online loop (the target verifies each cycle's k proposals) fed the capture's BF16
       features, and fed the verify passes' own FP32 features
@@ -83,6 +83,25 @@ def capture():
     stio.save(folder / "hidden_states.safetensors",
               {"hidden_states": torch.cat(hidden), "token_ids": torch.cat(sequences).to(torch.int32),
                "sample_offsets": offsets, "loss_mask": torch.cat(mask)}, meta)
+
+
+HS_SAMPLES = 8  # the speculators copy holds the first sequences only (it repeats the capture's bytes)
+
+
+def capture_hs():
+    """The first HS_SAMPLES captured sequences as a speculators hs_*.safetensors directory: hidden_states
+    [T, n_ids, H] and token_ids [T] per request, no metadata, and the capture.json sidecar naming the layer
+    ids (speculators records them nowhere on disk) and the prompt length."""
+    tensors, meta = stio.load(common.TRAINED / CAPTURE / "hidden_states.safetensors")
+    off = tensors["sample_offsets"].tolist()
+    folder = common.TRAINED / "capture-hs"
+    folder.mkdir(parents=True, exist_ok=True)
+    for s in range(HS_SAMPLES):
+        stio.save(folder / f"hs_{s}.safetensors",
+                  {"hidden_states": tensors["hidden_states"][off[s]:off[s + 1]],
+                   "token_ids": tensors["token_ids"][off[s]:off[s + 1]].to(torch.int64)})
+    common.write_json(folder / "capture.json", {"layer_ids": json.loads(meta["layer_ids"]), "greedy": True,
+                                                "skip_tokens": PROMPT, "last_layer_included": True})
 
 
 def read_capture():
@@ -237,6 +256,7 @@ if __name__ == "__main__":
         loop(sys.argv[2:] or FAMILIES)
     else:
         capture()
+        capture_hs()
     # Each command's line and wall time, for the manifest.
     record = common.WORK / "loops" / "result.json"
     done = json.loads(record.read_text()) if record.exists() else {}
