@@ -249,7 +249,7 @@ for t in "$build"/tests/tst_*; do
       ;;
     tst_trainedreplay | tst_trainedartefacts)
       # The forward's graph against an independent reference, and data files' hashes: nothing in them
-      # depends on the instruction set, and the replay of three drafts takes a quarter hour emulated.
+      # depends on the instruction set, and replaying twelve drafts emulated would cost minutes each.
       echo "excluded: $name (no target-specific code; run natively by packaging/test.sh)"
       continue
       ;;
