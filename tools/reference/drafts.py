@@ -190,11 +190,6 @@ class Draft(torch.nn.Module):
         return (q.reshape(*shape, s.heads, s.head_dim), k.reshape(*shape, s.kv_heads, s.head_dim),
                 v.reshape(*shape, s.kv_heads, s.head_dim))
 
-    def kv_only(self, p: str, h: torch.Tensor):
-        """K and V of the context stream (vLLM reads them with the raw fused weight; same values)."""
-        _, k, v = self.qkv(p, h)
-        return k, v
-
     def mlp(self, p: str, x: torch.Tensor) -> torch.Tensor:
         h = self.norm(p + ".post_attention_layernorm", x)
         return self.linear(p + ".mlp.down_proj",
@@ -236,7 +231,7 @@ class Draft(torch.nn.Module):
         for i in range(s.layers):
             p = s.layer_name(i)
             h = self.norm(p + ".input_layernorm", hidden) if s.context_input_norm else hidden
-            k, v = self.kv_only(p, h)
+            _, k, v = self.qkv(p, h)  # vLLM reads K/V with the raw fused weight: the same values
             if s.qk_norm:
                 k = self.norm(p + ".self_attn.k_norm", k)
             keys.append(s.ropes[i](k, pos))
