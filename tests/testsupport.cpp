@@ -51,6 +51,32 @@ std::string readFile(const std::filesystem::path& path)
     return buffer.str();
 }
 
+SweepResult syntheticSweep(const std::vector<std::vector<std::uint64_t>>& costs,
+                           const std::vector<std::vector<double>>& errors)
+{
+    SweepResult s;
+    s.measured = true;
+    s.streamedFixed = 1000;
+    s.bytesFixed = 5000;
+    const auto& all = weightSchemes();
+    for (std::size_t u = 0; u < costs.size(); ++u) {
+        SweepUnit unit;
+        unit.name = "model.layers." + std::to_string(u) + ".mlp.down_proj";
+        unit.leaf = "down_proj";
+        unit.modules = {"layers." + std::to_string(u) + ".mlp.down_proj"};
+        for (std::size_t o = 0; o < costs[u].size(); ++o) {
+            SweepCandidate c;
+            c.scheme = o == 0 ? &keepScheme() : &all[o - 1];
+            c.streamedBytes = costs[u][o];
+            c.bytes = costs[u][o] + 7;
+            c.relErr = errors[u][o];
+            unit.candidates.push_back(c);
+        }
+        s.units.push_back(unit);
+    }
+    return s;
+}
+
 std::vector<TensorInfo> infosOf(const Checkpoint& checkpoint)
 {
     std::vector<TensorInfo> infos;

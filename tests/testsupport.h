@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/tensorinfo.h"
+#include "core/plan/sensitivitysweep.h"
 
 #include <cstddef>
 #include <filesystem>
@@ -22,6 +23,12 @@ std::string safetensorsImage(const std::string& header, std::size_t dataBytes = 
 /// Writes @p bytes to @p path (creating parent folders).
 void writeFile(const std::filesystem::path& path, const std::string& bytes);
 std::string readFile(const std::filesystem::path& path);
+
+/// A measured sweep made up: unit u's candidate o streams @p costs[u][o] bytes (checkpoint bytes 7 more) and
+/// has rel_err @p errors[u][o]; candidate 0 is BF16, candidate o > 0 the (o − 1)-th scheme of the registry.
+/// Fixed costs: 1000 streamed, 5000 on disk.
+SweepResult syntheticSweep(const std::vector<std::vector<std::uint64_t>>& costs,
+                           const std::vector<std::vector<double>>& errors);
 
 /// Every tensor's info in @p checkpoint's order: what makePlan and prepareSweep take.
 std::vector<TensorInfo> infosOf(const Checkpoint& checkpoint);

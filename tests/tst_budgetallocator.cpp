@@ -69,33 +69,6 @@ const WeightScheme& scheme(const char* name)
     return *findWeightScheme(name);
 }
 
-/// A synthetic sweep: @p costs[u][o] bytes and @p errors[u][o] rel_err, option 0 BF16.
-SweepResult syntheticSweep(const std::vector<std::vector<std::uint64_t>>& costs,
-                           const std::vector<std::vector<double>>& errors)
-{
-    SweepResult s;
-    s.measured = true;
-    s.streamedFixed = 1000;
-    s.bytesFixed = 5000;
-    const auto& all = weightSchemes();
-    for (std::size_t u = 0; u < costs.size(); ++u) {
-        SweepUnit unit;
-        unit.name = "model.layers." + std::to_string(u) + ".mlp.down_proj";
-        unit.leaf = "down_proj";
-        unit.modules = {"layers." + std::to_string(u) + ".mlp.down_proj"};
-        for (std::size_t o = 0; o < costs[u].size(); ++o) {
-            SweepCandidate c;
-            c.scheme = o == 0 ? &keepScheme() : &all[o - 1];
-            c.streamedBytes = costs[u][o];
-            c.bytes = costs[u][o] + 7;
-            c.relErr = errors[u][o];
-            unit.candidates.push_back(c);
-        }
-        s.units.push_back(unit);
-    }
-    return s;
-}
-
 } // namespace
 
 class TestBudgetAllocator : public QObject
@@ -360,14 +333,14 @@ void TestBudgetAllocator::frontierIsExact()
         }
     }
     costs[2][3] = costs[2][1]; // equal costs: only the better one may survive
-    const auto sweep = syntheticSweep(costs, errors);
+    const auto sweep = test::syntheticSweep(costs, errors);
     std::vector<double> alphas{1, 2, 0.5, 1, 1, 3};
     const BudgetAllocator allocator(sweep, alphas);
     const auto& frontier = allocator.frontier();
     QVERIFY(frontier.size() > 5);
     for (std::size_t i = 1; i < frontier.size(); ++i) {
         QVERIFY(frontier[i].streamedBytes > frontier[i - 1].streamedBytes);
-        QVERIFY(frontier[i].weightedError < frontier[i - 1].weightedError);
+        QVERIFY(frontier[i].loss < frontier[i - 1].loss);
     }
     // Brute force.
     std::vector<std::pair<std::uint64_t, double>> all;
@@ -398,7 +371,7 @@ void TestBudgetAllocator::frontierIsExact()
     QCOMPARE(frontier.size(), pareto.size());
     for (std::size_t i = 0; i < pareto.size(); ++i) {
         QCOMPARE(frontier[i].streamedBytes, pareto[i].first);
-        QVERIFY(std::fabs(frontier[i].weightedError - pareto[i].second) < 1e-12);
+        QVERIFY(std::fabs(frontier[i].loss - pareto[i].second) < 1e-12);
     }
     for (std::uint64_t budget = sweep.streamedFixed; budget < sweep.streamedFixed + 700; budget += 7) {
         double best = INFINITY;
@@ -411,14 +384,14 @@ void TestBudgetAllocator::frontierIsExact()
         QCOMPARE(a.has_value(), std::isfinite(best));
         if (a) {
             QVERIFY(a->point.streamedBytes <= budget);
-            QVERIFY(std::fabs(a->point.weightedError - best) < 1e-12);
+            QVERIFY(std::fabs(a->point.loss - best) < 1e-12);
             double recomputed = 0;
             std::uint64_t bytes = sweep.streamedFixed;
             for (const auto& choice : a->units) {
                 recomputed += choice.alpha * choice.relErr * choice.relErr;
                 bytes += sweep.units[choice.unit].candidate(choice.scheme)->streamedBytes;
             }
-            QCOMPARE(recomputed, a->point.weightedError);
+            QCOMPARE(recomputed, a->point.loss);
             QCOMPARE(bytes, a->point.streamedBytes);
         }
     }
@@ -436,19 +409,19 @@ void TestBudgetAllocator::frontierIsExact()
 
 void TestBudgetAllocator::budgetsAndErrorsLookUp()
 {
-    const auto sweep = syntheticSweep({{100, 25, 50}, {100, 30, 60}}, {{0, 0.1, 0.01}, {0, 0.2, 0.02}});
+    const auto sweep = test::syntheticSweep({{100, 25, 50}, {100, 30, 60}}, {{0, 0.1, 0.01}, {0, 0.2, 0.02}});
     const BudgetAllocator allocator(sweep, {1, 1});
     QVERIFY(!allocator.allocate(sweep.streamedFixed + 54).has_value());
     const auto cheapest = allocator.allocate(sweep.streamedFixed + 55);
     QVERIFY(cheapest.has_value());
-    QCOMPARE(cheapest->point.weightedError, 0.1 * 0.1 + 0.2 * 0.2);
+    QCOMPARE(cheapest->point.loss, 0.1 * 0.1 + 0.2 * 0.2);
     const auto all = allocator.allocate(UINT64_MAX);
-    QCOMPARE(all->point.weightedError, 0.0);
+    QCOMPARE(all->point.loss, 0.0);
     QCOMPARE(all->rules.size(), std::size_t{2});
     QVERIFY(all->rules[0].ends_with("=BF16"));
     const auto within = allocator.cheapestWithin(0.0401);
     QVERIFY(within.has_value());
-    QVERIFY(allocator.frontier()[*within].weightedError <= 0.0401);
+    QVERIFY(allocator.frontier()[*within].loss <= 0.0401);
     QVERIFY(!allocator.cheapestWithin(-1.0).has_value());
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, BudgetAllocator(sweep, {1}));
 }
@@ -529,7 +502,7 @@ void TestBudgetAllocator::allocationPlansAreOrdinaryPlans()
         // The reported E is the sum of α·rel_err² of the plan's own modules.
         const auto evaluated = allocator.evaluate(plan);
         QVERIFY(evaluated.has_value());
-        QCOMPARE(evaluated->weightedError, a.point.weightedError);
+        QCOMPARE(evaluated->loss, a.point.loss);
     }
 }
 
@@ -554,8 +527,8 @@ void TestBudgetAllocator::beatsPresetAtItsBudget()
     QCOMPARE(preset->streamedBytes, base.sizes.streamedAfter);
     const auto same = allocator.allocate(base.sizes.streamedAfter);
     QVERIFY(same.has_value());
-    QVERIFY(same->point.weightedError <= preset->weightedError);
-    const auto within = allocator.cheapestWithin(preset->weightedError);
+    QVERIFY(same->point.loss <= preset->loss);
+    const auto within = allocator.cheapestWithin(preset->loss);
     QVERIFY(within.has_value());
     QVERIFY(allocator.frontier()[*within].streamedBytes <= preset->streamedBytes);
 }
@@ -736,10 +709,8 @@ void TestBudgetAllocator::roundingLowersTheErrorAtThePresetBudget()
     const auto after = free.allocate(base.sizes.streamedAfter);
     QVERIFY(before && after);
     QVERIFY(after->point.streamedBytes <= base.sizes.streamedAfter);
-    QVERIFY2(
-        after->point.weightedError < 0.95 * before->point.weightedError,
-        (std::to_string(after->point.weightedError) + " vs " + std::to_string(before->point.weightedError))
-            .c_str());
+    QVERIFY2(after->point.loss < 0.95 * before->point.loss,
+             (std::to_string(after->point.loss) + " vs " + std::to_string(before->point.loss)).c_str());
     QVERIFY(!after->roundingRules.empty());
 
     const auto plan = makeAllocationPlan(checkpoint.config(), infos, free, *after);
@@ -759,7 +730,7 @@ void TestBudgetAllocator::roundingLowersTheErrorAtThePresetBudget()
     QVERIFY(methods.count("mse") + methods.count("range") > 0);
     const auto evaluated = free.evaluate(plan);
     QVERIFY(evaluated.has_value());
-    QCOMPARE(evaluated->weightedError, after->point.weightedError);
+    QCOMPARE(evaluated->loss, after->point.loss);
 
     const fs::path out = fs::path(m_dir.path().toStdString()) / "allocated-rounding";
     exportCheckpoint(checkpoint, plan, {out});

@@ -1,8 +1,10 @@
 // The Acceptance tab: offline acceptance of the open draft on a synthetic capture, run in the background
 // from the panel's inputs; BF16 against itself, the Plan tab's plan with the speed model, a bad capture,
 // cancel, drops, and the per-unit sensitivity handed to the Budget tab as α.
+#include "capturepatcher.h"
 #include "core/demo/democapture.h"
 #include "core/forward/acceptancespeed.h"
+#include "core/io/checkpoint.h"
 #include "guitesthelpers.h"
 #include "views/acceptance/acceptancepanel.h"
 #include "views/acceptance/acceptanceplot.h"
@@ -201,6 +203,80 @@ class TestGuiAcceptance : public QObject
         QCOMPARE(finished.count(), 0);
         QVERIFY2(m_panel->statusText().contains(QStringLiteral("nowhere.safetensors")),
                  qPrintable(m_panel->statusText()));
+    }
+
+    void captureDefectsComeWithTheNumbers()
+    {
+        // Three zero rows in sample 1: the run goes on and the status says where.
+        const auto copy = [&](const char* name) {
+            const auto path = std::filesystem::path(m_dir.filePath(QString::fromLatin1(name)).toStdString());
+            std::filesystem::copy_file(m_capture.toStdString(), path);
+            std::filesystem::permissions(path, std::filesystem::perms::owner_write,
+                                         std::filesystem::perm_options::add);
+            return path;
+        };
+        const auto zeroRows = copy("zero-rows.safetensors");
+        {
+            test::CapturePatcher p(zeroRows);
+            for (std::int64_t t = 10; t < 13; ++t) {
+                p.setRow(1, t, 0, test::kBf16Zero);
+            }
+        }
+        setInputs(2, 16);
+        m_panel->planRadio()->setChecked(true);
+        m_panel->captureEdit()->setText(QString::fromStdString(zeroRows.string()));
+        auto result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.run, qPrintable(result.error));
+        QVERIFY2(m_panel->statusText().contains(QStringLiteral("Warning:")) &&
+                     m_panel->statusText().contains(QStringLiteral("sample 1")),
+                 qPrintable(m_panel->statusText()));
+        // Every row of a layer zero in sample 0: refused, naming the file and the sample.
+        const auto allZero = copy("all-zero.safetensors");
+        {
+            test::CapturePatcher p(allZero);
+            for (std::int64_t t = 0; t < p.length(0); ++t) {
+                p.setRow(0, t, 0, test::kBf16Zero);
+            }
+        }
+        m_panel->captureEdit()->setText(QString::fromStdString(allZero.string()));
+        result = clickAndWait(m_panel->runButton());
+        QVERIFY(!result.run);
+        QVERIFY2(result.error.contains(QStringLiteral("all-zero.safetensors: sample 0")),
+                 qPrintable(result.error));
+        QVERIFY(m_panel->statusText().contains(QStringLiteral("vllm#46301")));
+
+        // Check Capture lists the defects without running a draft.
+        m_panel->checkCapture();
+        QTRY_VERIFY_WITH_TIMEOUT(m_panel->checkCaptureButton()->isEnabled(), 30000);
+        QVERIFY2(m_panel->statusText().contains(QStringLiteral("error: sample 0")),
+                 qPrintable(m_panel->statusText()));
+        m_panel->captureEdit()->setText(m_capture);
+        m_panel->checkCapture();
+        QTRY_VERIFY_WITH_TIMEOUT(m_panel->checkCaptureButton()->isEnabled(), 30000);
+        QVERIFY2(m_panel->statusText().contains(QStringLiteral("none is zero or constant")),
+                 qPrintable(m_panel->statusText()));
+    }
+
+    void exportsRatesForVllm()
+    {
+        setInputs(3, 40);
+        m_panel->planRadio()->setChecked(true);
+        QVERIFY(!m_panel->exportRatesButton()->isEnabled() || m_panel->lastRun());
+        const auto result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.run, qPrintable(result.error));
+        QVERIFY(m_panel->exportRatesButton()->isEnabled());
+        const QString file = m_dir.filePath(QStringLiteral("rates.json"));
+        QVERIFY(m_panel->exportRates(file));
+        const auto json = readJsonFile(file.toStdString());
+        const auto& config = json.at("speculative_config");
+        QCOMPARE(config.at("num_speculative_tokens").get<int>(), 3);
+        QCOMPARE(config.at("rejection_sample_method").get<std::string>(), std::string("synthetic"));
+        QCOMPARE(json.at("source").at("rates_of").get<std::string>(), std::string("quantized"));
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(config.at("synthetic_acceptance_rates").at(i).get<double>(),
+                     result.run->summary.positions[static_cast<std::size_t>(i)].acceptQuant);
+        }
+        QVERIFY(m_panel->statusText().contains(QStringLiteral("rates.json")));
     }
 
     void cancelStopsTheJob()

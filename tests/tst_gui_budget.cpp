@@ -4,6 +4,7 @@
 #include "core/plan/planfile.h"
 #include "core/quant/analyzer.h"
 #include "guitesthelpers.h"
+#include "views/acceptance/acceptancepanel.h"
 #include "views/bench/benchplot.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/document/document.h"
@@ -24,8 +25,11 @@
 #include "views/window/mainwindow.h"
 
 #include <QCheckBox>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -71,6 +75,69 @@ class TestGuiBudget : public QObject
         QStandardPaths::setTestModeEnabled(true);
         QVERIFY(m_dir.isValid());
         m_draft = writeTinyDemo(m_dir, "glm-dspark", QStringLiteral("glm"));
+    }
+
+    void scoresByAcceptanceOnTheTrainedDraft()
+    {
+        const auto trained = std::filesystem::path(SPARK_TEST_DATA) / "trained";
+        MainWindow window(quiet());
+        QVERIFY(openAndWait(window, trained / "eagle3"));
+        BudgetPanel* panel = window.budgetPanel();
+        // Without a capture the tab says why weight error is not enough, and scoring asks for one.
+        QVERIFY(panel->summaryText().contains(QStringLiteral("does not predict acceptance")));
+        QSignalSpy status(panel, &BudgetPanel::statusMessage);
+        panel->startScoring();
+        QVERIFY(!panel->scores());
+        QVERIFY(!status.isEmpty() &&
+                status.last().at(0).toString().contains(QStringLiteral("needs a capture")));
+
+        // The capture, target, k and anchors come from the Acceptance tab.
+        auto* acceptance = window.findChild<AcceptancePanel*>();
+        acceptance->captureEdit()->setText(QString::fromStdString((trained / "capture-hs").string()));
+        acceptance->targetEdit()->setText(QString::fromStdString((trained / "target").string()));
+        acceptance->kSpin()->setValue(2);
+        acceptance->anchorsSpin()->setValue(32);
+        panel->startScoring();
+        QVERIFY(!panel->scoreButton()->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(panel->scoreButton()->isEnabled(), 300000);
+        QVERIFY2(panel->scores(), qPrintable(status.last().at(0).toString()));
+        QCOMPARE(panel->scores()->objective->inputs().k, 2);
+        QCOMPARE(panel->scores()->effects->confirmAnchors, std::int64_t{32});
+        QCOMPARE(panel->scores()->effects->screenAnchors, std::int64_t{8});
+        // EAGLE-3's own head is a unit here (vLLM loads it quantized through the exact entry lm_head).
+        const auto& units = panel->sweep()->units;
+        QVERIFY(std::any_of(units.begin(), units.end(), [](const SweepUnit& u) {
+            return u.name == "lm_head" && u.candidates.size() > 1;
+        }));
+        QVERIFY(panel->frontierPlot()->plot()->yAxis->label().contains(QStringLiteral("KL")));
+        QVERIFY(panel->summaryText().contains(QStringLiteral("Objective: acceptance")));
+
+        // A budget point applies a plan whose record says it was chosen by acceptance on that capture.
+        const int last = panel->budgetSlider()->maximum();
+        QVERIFY(last > 2);
+        panel->budgetSlider()->setValue(last / 2);
+        QTRY_VERIFY(window.planController()->exportablePlan());
+        const auto options = window.planController()->planOptions();
+        QVERIFY(options.budget && options.budget->acceptanceKl);
+        QCOMPARE(*options.budget->acceptanceKl, panel->allocator()->frontier()[last / 2].loss);
+        QVERIFY(QString::fromStdString(options.budget->capture).endsWith(QStringLiteral("capture-hs")));
+
+        // Measure Plan: the plan and the recipe on the held-out (odd) samples, paired.
+        QVERIFY(panel->measureButton()->isEnabled());
+        panel->startMeasuring();
+        QTRY_VERIFY_WITH_TIMEOUT(panel->measurement(), 300000);
+        const auto& m = *panel->measurement();
+        QVERIFY(m.plan && m.recipe);
+        QCOMPARE(m.plan->report.anchors, m.recipe->report.anchors);
+        QVERIFY(m.plan->report.anchors > 100);
+        QCOMPARE(m.plan->streamedBytes, panel->allocator()->frontier()[last / 2].streamedBytes);
+        QVERIFY(panel->summaryText().contains(QStringLiteral("Held out")));
+
+        // Cancel stops a scoring run and keeps the scores there were.
+        panel->startScoring();
+        panel->cancelSweep();
+        QVERIFY(panel->scoreButton()->isEnabled());
+        QVERIFY(panel->scores());
     }
 
     void sliderAppliesPlansAndExportVerifies()
@@ -160,7 +227,7 @@ class TestGuiBudget : public QObject
         const int clicked = points - 1;
         const auto& p = panel->allocator()->frontier()[static_cast<std::size_t>(clicked)];
         const QPoint pixel(static_cast<int>(plot->xAxis->coordToPixel(panel->frontierPlot()->xOf(p))),
-                           static_cast<int>(plot->yAxis->coordToPixel(p.weightedError)));
+                           static_cast<int>(plot->yAxis->coordToPixel(p.loss)));
         QSignalSpy pointClicked(panel->frontierPlot(), &FrontierPlot::pointClicked);
         QTest::mouseClick(plot, Qt::LeftButton, {}, pixel);
         QCOMPARE(pointClicked.count(), 1);
@@ -169,9 +236,9 @@ class TestGuiBudget : public QObject
         QVERIFY(planMatches(window, *panel, clicked));
 
         // Role priors change α and so the frontier's errors.
-        const double eBefore = panel->allocator()->frontier().front().weightedError;
+        const double eBefore = panel->allocator()->frontier().front().loss;
         panel->rolePriorsBox()->setChecked(true);
-        QVERIFY(panel->allocator()->frontier().front().weightedError != eBefore);
+        QVERIFY(panel->allocator()->frontier().front().loss != eBefore);
 
         // Export the plan the slider chose through the GUI's runner, verify included.
         panel->budgetSlider()->setValue(target);
@@ -196,7 +263,7 @@ class TestGuiBudget : public QObject
         QVERIFY(options.budget.has_value());
         const auto& point = panel->allocator()->frontier()[static_cast<std::size_t>(panel->appliedPoint())];
         QCOMPARE(options.budget->budgetBytes, point.streamedBytes);
-        QCOMPARE(options.budget->weightedError, point.weightedError);
+        QCOMPARE(options.budget->weightedError, point.loss);
         QVERIFY(!options.budget->alpha.empty()); // role priors are on
         const auto file =
             std::filesystem::path(m_dir.filePath(QStringLiteral("budget-plan.json")).toStdString());

@@ -1,10 +1,12 @@
 // The product's replayed loop (`acceptance --replay`) against an independent online speculative-decoding loop
 // (tools/reference/decode.py: PyTorch drafts and target, the target verifying each cycle's proposals) on the
-// trained drafts of tests/data/trained, BF16 and exported by the product as W4A16, W8A16 and NVFP4A16 (the
-// reference dequantizes the checkpoint itself). Fed the capture's BF16 features, the reference must give the
-// same cycles, proposal for proposal; a cycle may differ only where the reference's top-2 logit margin is
-// below 1e-4 of its largest |logit| (FP32 sums in another order can flip a true near-tie), and the rest of
-// that sequence is then left out. Fed its own FP32 features, the reference's a_i must agree within 0.01.
+// trained drafts of tests/data/trained: BF16; exported by the product as W4A16, W8A16, NVFP4A16 and
+// FP8_DYNAMIC (whose inputs both sides round to FP8 per token); and as the two plans the acceptance-driven
+// allocator chose (mixed schemes, asymmetric int4, a quantized EAGLE-3 lm_head). The reference dequantizes
+// each checkpoint itself. Fed the capture's BF16 features, the reference must give the same cycles, proposal
+// for proposal; a cycle may differ only where the reference's top-2 logit margin is below 1e-4 of its
+// largest |logit| (FP32 sums in another order can flip a true near-tie), and the rest of that sequence is
+// then left out. Fed its own FP32 features, the reference's a_i must agree within 0.01.
 #include "core/io/checkpoint.h"
 #include "testsupport.h"
 
@@ -17,6 +19,10 @@ using namespace spark;
 namespace {
 
 constexpr double kNearTie = 1e-4;
+/// FP8_DYNAMIC rounds every Linear input to three mantissa bits: a last-bit FP32 difference of an input (sums
+/// in another order) that crosses an E4M3 rounding boundary moves that input by a whole E4M3 step, so a
+/// proposal's top two logits may cross at far larger margins than FP32 noise alone reaches.
+constexpr double kNearTieFp8Inputs = 1e-2;
 
 std::filesystem::path trained()
 {
@@ -48,7 +54,7 @@ nlohmann::json referenceLoop(const std::string& name, const std::string& feature
 
 /// Compares the product's cycles with the reference's, sample by sample, and returns the cycles compared.
 std::int64_t compareCycles(const nlohmann::json& product, const nlohmann::json& reference,
-                           const QString& name)
+                           const QString& name, double nearTie)
 {
     const int k = reference.at("k").get<int>();
     std::map<std::int64_t, std::vector<nlohmann::json>> productCycles; // [sample, anchor, accepted, tokens]
@@ -83,7 +89,7 @@ std::int64_t compareCycles(const nlohmann::json& product, const nlohmann::json& 
                     std::mismatch(proposals.begin(), proposals.end(), expected.begin()).first -
                     proposals.begin());
                 const double margin = ref.at(3).at(first).get<double>();
-                if (margin >= kNearTie) {
+                if (margin >= nearTie) {
                     throw std::runtime_error(name.toStdString() + ": sample " + std::to_string(s) +
                                              " anchor " + ref.at(0).dump() +
                                              ": proposals differ at position " + std::to_string(first) +
@@ -135,7 +141,8 @@ class TestTrainedReplay : public QObject
         QTest::addColumn<QString>("family");
         QTest::addColumn<QString>("scheme"); // empty: BF16
         for (const char* family : {"eagle3", "qwen3-dflash", "dspark"}) {
-            for (const char* scheme : {"", "W4A16", "W8A16", "NVFP4A16"}) {
+            for (const char* scheme :
+                 {"", "W4A16", "W8A16", "NVFP4A16", "FP8_DYNAMIC", "allocated", "allocated-fewest-bytes"}) {
                 QTest::addRow("%s %s", family, *scheme ? scheme : "BF16") << family << scheme;
             }
         }
@@ -160,11 +167,16 @@ class TestTrainedReplay : public QObject
         const auto product = productReplay(draft);
         std::int64_t compared = 0;
         try {
-            compared = compareCycles(product, reference, QString::fromStdString(name));
+            compared = compareCycles(product, reference, QString::fromStdString(name),
+                                     scheme == QStringLiteral("FP8_DYNAMIC") ? kNearTieFp8Inputs : kNearTie);
         } catch (const std::exception& e) {
             QFAIL(e.what());
         }
-        QVERIFY(compared > 1000);
+        // Near-ties end a sequence's comparison; most cycles must still be compared, so that a product
+        // that departs from the reference everywhere cannot pass on the few cycles before each departure.
+        const auto cycles = reference.at("attempted").at(0).get<std::int64_t>();
+        QVERIFY2(compared >= cycles * 9 / 10,
+                 qPrintable(QStringLiteral("%1 of %2 cycles compared").arg(compared).arg(cycles)));
         const auto onlineFile = trained() / "loops" / (name + "-online-features.json");
         if (std::filesystem::exists(onlineFile)) {
             compareOnline(product, readJsonFile(onlineFile));

@@ -2,6 +2,8 @@
 // plan without a budget) side by side under --compare-preset.
 #include "budgetplan.h"
 
+#include "acceptancebudget.h"
+#include "core/allocate/speedchoice.h"
 #include "core/plan/budgetallocator.h"
 #include "core/plan/sensitivityalpha.h"
 #include "format.h"
@@ -21,9 +23,10 @@ std::string scientific(double value)
     return text;
 }
 
-nlohmann::ordered_json pointJson(const FrontierPoint& p)
+/// @p lossKey: "weighted_error" or "acceptance_kl", what the allocator's loss is.
+nlohmann::ordered_json pointJson(const FrontierPoint& p, const std::string& lossKey)
 {
-    return {{"streamed_bytes", p.streamedBytes}, {"bytes", p.bytes}, {"weighted_error", p.weightedError}};
+    return {{"streamed_bytes", p.streamedBytes}, {"bytes", p.bytes}, {lossKey, p.loss}};
 }
 
 /// The budget in bytes of the allocator's kind: a size, or "preset" for what the plan without a budget
@@ -54,14 +57,18 @@ std::vector<std::string> alphaRules(const Args& args)
 
 const std::vector<std::string>& budgetOptionNames()
 {
-    static const std::vector<std::string> names{"budget", "budget-file", "budget-ms", "candidates",
-                                                "alpha",  "alpha-from",  "threads",   "rounding-candidates"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n{"budget", "budget-file", "budget-ms", "candidates",
+                                   "alpha",  "alpha-from",  "threads",   "rounding-candidates"};
+        n.insert(n.end(), acceptanceBudgetOptionNames().begin(), acceptanceBudgetOptionNames().end());
+        return n;
+    }();
     return names;
 }
 
 const std::vector<std::string>& budgetFlagNames()
 {
-    static const std::vector<std::string> names{"compare-preset"};
+    static const std::vector<std::string> names{"compare-preset", "best-speed"};
     return names;
 }
 
@@ -73,7 +80,8 @@ bool budgetRequested(const Args& args)
         throw UsageError("--budget, --budget-file and --budget-ms exclude each other");
     }
     if (given == 0) {
-        for (const auto& name : {"candidates", "rounding-candidates", "alpha", "alpha-from"}) {
+        for (const auto& name :
+             {"candidates", "rounding-candidates", "alpha", "alpha-from", "hidden-states"}) {
             if (args.value(name)) {
                 throw UsageError(std::string("--") + name + " needs --budget, --budget-file or --budget-ms");
             }
@@ -113,16 +121,44 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
             throw UsageError("--budget-ms must be positive");
         }
     }
-    // Read before the sweep: a bad sensitivity file fails at once.
+    // Read before the sweep: a bad sensitivity file or capture fails at once.
     const auto rules = alphaRules(args);
-    auto sweep = sweepCheckpoint(checkpoint, sweepOptions, stderrProgress("sweep"));
-    std::vector<double> alphas;
-    try {
-        alphas = resolveAlphas(sweep, rules);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
+    if (args.value("speed-points") && !args.flag("best-speed")) {
+        throw UsageError("--speed-points needs --best-speed");
     }
-    const BudgetAllocator allocator(std::move(sweep), std::move(alphas), kind);
+    if (args.flag("best-speed") && (!args.value("hidden-states") || !timing.drafterMs || !timing.cycleMs)) {
+        throw UsageError("--best-speed needs --hidden-states (each plan's tau is measured), --drafter-ms and "
+                         "--cycle-ms (the speed model's BF16 times)");
+    }
+    if (args.value("hidden-states") && !rules.empty()) {
+        throw UsageError("--alpha and --alpha-from weight the weight error; with --hidden-states the "
+                         "objective is the measured acceptance");
+    }
+    const auto acceptanceObjective = acceptanceObjectiveFrom(args, checkpoint.folder());
+    const bool byAcceptance = acceptanceObjective.has_value();
+    if (acceptanceObjective && !args.value("rounding-candidates")) {
+        // Measured on acceptance, a searching rounding can only be chosen where it helps.
+        sweepOptions.roundings = parseRoundingCandidates("rtn,mse,range");
+    }
+    // The head's effect on the logits is measured there, so it may be chosen too.
+    sweepOptions.includeLmHead = byAcceptance;
+    auto sweep = sweepCheckpoint(checkpoint, sweepOptions, stderrProgress("sweep"));
+    std::optional<UnitEffects> effects;
+    std::optional<BudgetAllocator> allocatorStorage;
+    if (acceptanceObjective) {
+        effects = acceptanceObjective->measureUnits(sweep, stderrProgress("unit acceptance"));
+        auto in = acceptanceAllocatorInput(sweep, *effects);
+        allocatorStorage.emplace(std::move(in.sweep), std::move(in.losses), kind);
+    } else {
+        std::vector<double> alphas;
+        try {
+            alphas = resolveAlphas(sweep, rules);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+        allocatorStorage.emplace(std::move(sweep), std::move(alphas), kind);
+    }
+    const BudgetAllocator& allocator = *allocatorStorage;
 
     std::uint64_t budget = 0;
     std::string objective;
@@ -136,12 +172,22 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
         budget = streamedBudgetForMs(allocator.sweep(), timing, args.number("budget-ms", 0));
         objective = "drafter_ms";
     }
-    const auto allocation = allocator.allocate(budget);
+    auto allocation = allocator.allocate(budget);
     if (!allocation) {
         const auto& cheapest = allocator.frontier().front();
         throw UsageError("the budget " + formatBytes(budget) + " is below the cheapest legal plan (" +
                          formatBytes(kind == BudgetKind::Streamed ? cheapest.streamedBytes : cheapest.bytes) +
                          ")");
+    }
+    std::vector<SpeedPoint> speedPoints;
+    if (args.flag("best-speed")) {
+        AcceptanceSpeedInputs speedTiming;
+        speedTiming.drafterMs = *timing.drafterMs;
+        speedTiming.cycleMs = *timing.cycleMs;
+        speedPoints = speedAlongFrontier(
+            *acceptanceObjective, allocator, checkpoint.config(), infos, budget, speedTiming,
+            static_cast<int>(args.integer("speed-points", 12, 1, 1000)), stderrProgress("speed"));
+        allocation = allocator.atFrontier(speedPoints.front().index, budget);
     }
 
     BudgetOutcome out;
@@ -153,7 +199,15 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     if (args.value("budget-ms")) {
         record.budgetMs = args.number("budget-ms", 0);
     }
-    record.weightedError = allocation->point.weightedError;
+    record.weightedError = allocation->point.loss;
+    if (acceptanceObjective) {
+        record.acceptanceKl = allocation->point.loss;
+        record.capture = acceptanceObjective->inputs().capture.string();
+        record.weightedError = 0;
+        for (const auto& choice : allocation->units) {
+            record.weightedError += choice.relErr * choice.relErr;
+        }
+    }
     record.alpha = rules;
     if (const auto list = args.value("candidates")) {
         for (const auto* scheme : sweepOptions.candidates) {
@@ -173,6 +227,8 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
         return p.available ? std::optional<double>(p.drafterMsAfter) : std::nullopt;
     };
 
+    const std::string lossKey = byAcceptance ? "acceptance_kl" : "weighted_error";
+    const std::string lossLabel = byAcceptance ? "KL" : "E";
     auto& j = out.json;
     j["objective"] = objective;
     j["budget_kind"] = budgetKindName(kind);
@@ -182,7 +238,7 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     }
     j["streamed_bytes"] = allocation->point.streamedBytes;
     j["bytes"] = allocation->point.bytes;
-    j["weighted_error"] = allocation->point.weightedError;
+    j[lossKey] = allocation->point.loss;
     if (const auto ms = predictedMs(allocation->point.streamedBytes)) {
         j["predicted_drafter_ms"] = *ms;
     }
@@ -202,7 +258,7 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     j["rounding_rules"] = allocation->roundingRules;
     j["frontier"] = nlohmann::ordered_json::array();
     for (const auto& p : allocator.frontier()) {
-        j["frontier"].push_back(pointJson(p));
+        j["frontier"].push_back(pointJson(p, lossKey));
     }
     j["frontier_seconds"] = allocator.buildSeconds();
     j["sweep"] = sweepSummaryJson(s);
@@ -217,21 +273,31 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
          << " s):\n"
          << "  budget:   " << budgetText << "\n"
          << "  streamed: " << formatBytes(allocation->point.streamedBytes) << " per draft step, checkpoint "
-         << formatBytes(allocation->point.bytes) << "\n"
-         << "  E = sum(alpha * rel_err^2) = " << scientific(allocation->point.weightedError) << "\n";
+         << formatBytes(allocation->point.bytes) << "\n";
+    if (byAcceptance) {
+        text << "  KL = sum over units of the KL each choice alone costs = "
+             << scientific(allocation->point.loss) << "\n";
+    } else {
+        text << "  E = sum(alpha * rel_err^2) = " << scientific(allocation->point.loss) << "\n"
+             << "  (weight error does not predict acceptance: --hidden-states CAPTURE chooses by the "
+                "measured acceptance)\n";
+    }
     if (const auto ms = predictedMs(allocation->point.streamedBytes)) {
         text << "  predicted drafter time: " << formatFixed(*ms, 3) << " ms\n";
     }
-    Table units({"unit", "scheme", "rounding", "alpha", "rel_err", "note"});
-    for (const auto& choice : allocation->units) {
-        const auto& unit = s.units[choice.unit];
-        const auto note = unit.fixed() ? unit.fixedReason : unit.roundingPinnedBy;
-        units.add({unit.name, std::string(choice.scheme->name),
-                   choice.scheme->quantizes() ? std::string(choice.rounding->name) : "-",
-                   formatFixed(choice.alpha, 2), formatFixed(choice.relErr, 5), note});
+    if (!byAcceptance) { // the acceptance report lists the units with what each costs
+        Table units({"unit", "scheme", "rounding", "alpha", "rel_err", "note"});
+        for (const auto& choice : allocation->units) {
+            const auto& unit = s.units[choice.unit];
+            const auto note = unit.fixed() ? unit.fixedReason : unit.roundingPinnedBy;
+            units.add({unit.name, std::string(choice.scheme->name),
+                       choice.scheme->quantizes() ? std::string(choice.rounding->name) : "-",
+                       formatFixed(choice.alpha, 2), formatFixed(choice.relErr, 5), note});
+        }
+        units.print(text);
     }
-    units.print(text);
 
+    std::optional<QuantPlan> sameLossPlan;
     if (args.flag("compare-preset")) {
         std::string why;
         const auto preset = allocator.evaluate(base, &why);
@@ -240,48 +306,81 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
         }
         const auto presetCost = kind == BudgetKind::Streamed ? preset->streamedBytes : preset->bytes;
         const auto sameBudget = allocator.bestWithin(presetCost);
-        const auto sameError = allocator.cheapestWithin(preset->weightedError);
+        const auto sameError = allocator.cheapestWithin(preset->loss);
         nlohmann::ordered_json c;
         c["preset"] = base.preset;
-        c["preset_point"] = pointJson(*preset);
+        c["preset_point"] = pointJson(*preset, lossKey);
         c["allocator_same_budget"] =
-            sameBudget ? pointJson(allocator.frontier()[*sameBudget]) : nlohmann::ordered_json();
+            sameBudget ? pointJson(allocator.frontier()[*sameBudget], lossKey) : nlohmann::ordered_json();
         c["allocator_same_error"] =
-            sameError ? pointJson(allocator.frontier()[*sameError]) : nlohmann::ordered_json();
-        const bool errorOk =
-            sameBudget && allocator.frontier()[*sameBudget].weightedError <= preset->weightedError;
+            sameError ? pointJson(allocator.frontier()[*sameError], lossKey) : nlohmann::ordered_json();
+        if (sameError) {
+            // The rules that make that plan, so that it can be exported without sweeping again.
+            const auto a = allocator.atFrontier(*sameError);
+            c["allocator_same_error"]["rules"] = a.rules;
+            c["allocator_same_error"]["rounding_rules"] = a.roundingRules;
+            if (acceptanceObjective) {
+                sameLossPlan = makeAllocationPlan(checkpoint.config(), infos, allocator, a);
+            }
+        }
+        const bool errorOk = sameBudget && allocator.frontier()[*sameBudget].loss <= preset->loss;
         const auto costOf = [&](const FrontierPoint& p) {
             return kind == BudgetKind::Streamed ? p.streamedBytes : p.bytes;
         };
         const bool bytesOk = sameError && costOf(allocator.frontier()[*sameError]) <= presetCost;
-        if (sameBudget && preset->weightedError > 0) {
-            c["error_ratio_same_budget"] =
-                allocator.frontier()[*sameBudget].weightedError / preset->weightedError;
+        if (sameBudget && preset->loss > 0) {
+            c["error_ratio_same_budget"] = allocator.frontier()[*sameBudget].loss / preset->loss;
         }
         c["error_no_larger"] = errorOk;
         c["bytes_no_more"] = bytesOk;
         j["preset_comparison"] = c;
 
         text << "\ncompared with the plan without a budget (preset " << base.preset << "):\n";
-        Table t({"", "streamed", "checkpoint", "E"});
+        Table t({"", "streamed", "checkpoint", lossLabel});
         auto row = [&](const std::string& label, const FrontierPoint& p) {
-            t.add({label, formatBytes(p.streamedBytes), formatBytes(p.bytes), scientific(p.weightedError)});
+            t.add({label, formatBytes(p.streamedBytes), formatBytes(p.bytes), scientific(p.loss)});
         };
         row("preset " + base.preset, *preset);
         if (sameBudget) {
             row("allocator, same budget", allocator.frontier()[*sameBudget]);
         }
         if (sameError) {
-            row("allocator, same E", allocator.frontier()[*sameError]);
+            row("allocator, same " + lossLabel, allocator.frontier()[*sameError]);
         }
         t.print(text);
-        if (sameBudget && preset->weightedError > 0) {
-            text << "  E at the preset's budget: "
-                 << formatFixed(allocator.frontier()[*sameBudget].weightedError / preset->weightedError, 3)
+        if (sameBudget && preset->loss > 0) {
+            text << "  " << lossLabel << " at the preset's budget: "
+                 << formatFixed(allocator.frontier()[*sameBudget].loss / preset->loss, 3)
                  << "x the preset's\n";
         }
-        text << "  E no larger at the preset's budget: " << (errorOk ? "yes" : "NO")
-             << "; no more bytes for the preset's E: " << (bytesOk ? "yes" : "NO") << "\n";
+        text << "  " << lossLabel << " no larger at the preset's budget: " << (errorOk ? "yes" : "NO")
+             << "; no more bytes for the preset's " << lossLabel << ": " << (bytesOk ? "yes" : "NO") << "\n";
+    }
+    if (!speedPoints.empty()) {
+        auto& points = j["speed_choice"] = nlohmann::ordered_json::array();
+        text
+            << "\nbest predicted speed within the budget (tau on the selection anchors, the speed model with "
+               "--drafter-ms "
+            << formatFixed(*timing.drafterMs, 3) << " and --cycle-ms " << formatFixed(*timing.cycleMs, 3)
+            << "):\n";
+        Table t({"streamed", "tau BF16", "tau plan", "predicted change"});
+        for (const auto& p : speedPoints) {
+            points.push_back({{"frontier_index", p.index},
+                              {"streamed_bytes", p.streamedBytes},
+                              {"tau_base", p.tauBase},
+                              {"tau", p.tau},
+                              {"predicted_change", p.change}});
+            t.add({formatBytes(p.streamedBytes), formatFixed(p.tauBase, 4), formatFixed(p.tau, 4),
+                   (p.change >= 0 ? "+" : "") + formatFixed(100 * p.change, 2) + " %"});
+        }
+        t.print(text);
+    }
+    if (acceptanceObjective) {
+        const auto report =
+            reportAcceptanceBudget(*acceptanceObjective, sweep, *effects, allocator, *allocation, out.plan,
+                                   base, sameLossPlan ? &*sameLossPlan : nullptr);
+        j["acceptance"] = report.json;
+        text << report.text;
     }
     out.text = text.str();
     return out;

@@ -5,7 +5,9 @@
 #include "args.h"
 #include "command.h"
 #include "core/forward/acceptancejob.h"
+#include "core/forward/acceptancerates.h"
 #include "core/forward/acceptancespeed.h"
+#include "core/io/filewriter.h"
 #include "planargs.h"
 #include "progressbar.h"
 
@@ -74,14 +76,38 @@ void printReplay(std::ostream& out, const AcceptanceRun& run)
     }
 }
 
+/// `--export-rates FILE [--rates-of bf16|quantized]`: the per-position acceptance for vLLM's synthetic
+/// rejection sampler (the quantized draft's when one ran, unless told otherwise).
+void exportRates(const std::string& path, const Args& args, const AcceptanceJob& job,
+                 const AcceptanceRun& run)
+{
+    std::optional<RatesOf> of;
+    if (const auto text = args.value("rates-of")) {
+        if (*text != "bf16" && *text != "quantized") {
+            throw UsageError("--rates-of takes bf16 or quantized, not '" + *text + "'");
+        }
+        of = *text == "bf16" ? RatesOf::Bf16 : RatesOf::Quantized;
+    }
+    nlohmann::ordered_json json;
+    try {
+        json = acceptanceRatesJson(job, run, of);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--rates-of quantized: ") + e.what());
+    }
+    replaceTextFile(path, json.dump(2) + "\n");
+    std::cerr << "wrote " << path << " (" << json["source"]["rates_of"].get<std::string>()
+              << " rates, k = " << json["source"]["k"] << ")\n";
+}
+
 } // namespace
 
 int runAcceptance(const std::vector<std::string>& argv)
 {
     auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), {"hidden-states", "target", "quantized", "k", "anchors", "seed",
-                                           "batch", "threads", "dump-logits", "max-anchors", "drafter-ms",
-                                           "cycle-ms", "saving-ms", "sensitivity-out"});
+    optionNames.insert(optionNames.end(),
+                       {"hidden-states", "target", "quantized", "k", "anchors", "seed", "batch", "threads",
+                        "dump-logits", "max-anchors", "drafter-ms", "cycle-ms", "saving-ms",
+                        "sensitivity-out", "export-rates", "rates-of"});
     const Args args(argv, {"json", "replay", "per-unit", "bf16-only"}, optionNames);
     args.expectPositional(1);
     AcceptanceJob job;
@@ -118,6 +144,12 @@ int runAcceptance(const std::vector<std::string>& argv)
         throw UsageError("--dump-logits needs --max-anchors M (logits are [M, k, V] floats)");
     }
 
+    if (args.value("rates-of") && !args.value("export-rates")) {
+        throw UsageError("--rates-of needs --export-rates FILE");
+    }
+    if (args.value("rates-of", "") == "quantized" && !job.plan && job.quantized.empty()) {
+        throw UsageError("--rates-of quantized needs a quantized draft (plan options or --quantized)");
+    }
     if (args.flag("per-unit")) {
         const auto units = runSensitivity(job);
         const auto json = sensitivityJson(job, units);
@@ -144,6 +176,17 @@ int runAcceptance(const std::vector<std::string>& argv)
     }
 
     const auto run = spark::runAcceptance(job);
+    // On stderr: the numbers on stdout stay what a script parses, the reasons to doubt them reach the user.
+    for (const auto& w : run.captureWarnings) {
+        std::cerr << "warning: " << w.file << ": sample " << w.sample << ", " << w.field << ": " << w.message
+                  << "\n";
+    }
+    if (!run.lowAcceptance.empty()) {
+        std::cerr << "note: " << run.lowAcceptance << "\n";
+    }
+    if (const auto out = args.value("export-rates")) {
+        exportRates(*out, args, job, run);
+    }
     if (const auto dump = args.value("dump-logits")) {
         const auto capture = HiddenStateCapture::open(job.capture);
         auto drafts = openAcceptanceDrafts(job, capture);

@@ -45,18 +45,9 @@ int runCard(const std::vector<std::string>& argv)
         std::cout << card;
         return kExitOk;
     }
-    // Written beside the destination and renamed, so an existing card is replaced whole or not at all.
-    const std::filesystem::path target(*out);
-    const auto partial = target.string() + ".partial";
-    std::filesystem::remove(partial);
-    writeTextFile(partial, card);
-    std::error_code ec;
-    std::filesystem::rename(partial, target, ec);
-    if (ec) {
-        std::filesystem::remove(partial);
-        throw IoError(IoErrorKind::WriteFailed, target.string(), "cannot write the card: " + ec.message());
-    }
-    std::cout << "wrote " << target.string() << "\n";
+    // An existing card is replaced whole or not at all.
+    replaceTextFile(*out, card);
+    std::cout << "wrote " << *out << "\n";
     return kExitOk;
 }
 

@@ -5,6 +5,7 @@ namespace spark::cli {
 // Entry points, one per cmd_*.cpp.
 int runAcceptance(const std::vector<std::string>& args);
 int runAnalyze(const std::vector<std::string>& args);
+int runCapture(const std::vector<std::string>& args);
 int runCard(const std::vector<std::string>& args);
 int runCheck(const std::vector<std::string>& args);
 int runCompare(const std::vector<std::string>& args);
@@ -45,15 +46,19 @@ const std::vector<Command>& commands()
          "[--drafter-ms MS] [--bandwidth-gbps X | --device gb10|h200] [--cycle-ms MS] [--json] "
          "[--budget SIZE|preset | --budget-file SIZE|preset | --budget-ms MS] [--candidates S,S,...] "
          "[--rounding-candidates rtn,mse,range] [--alpha ENTRY=X]... [--alpha-from SENSITIVITY.json] "
-         "[--compare-preset] [--threads N]",
+         "[--compare-preset] [--threads N] "
+         "[--hidden-states CAPTURE [--target-model DIR] [--k K] [--screen-anchors N] [--confirm-anchors N] "
+         "[--report-anchors N|all] [--seed S] [--best-speed [--speed-points N]]]",
          runPlan},
+        {"capture", "what a capture of target hidden states holds and every defect of its hidden states",
+         "check FILE|DIR [--json]", runCapture},
         {"acceptance",
          "offline acceptance of the BF16 and the quantized draft on captured target hidden states, paired",
          "DRAFT --hidden-states FILE|DIR [--target PATH] [plan options | --quantized CKPT | --bf16-only] "
          "[--k K] "
          "[--anchors N|all] [--seed S] [--replay] [--batch N] [--threads N] [--json] "
          "[--dump-logits OUT.safetensors --max-anchors M] [--drafter-ms MS --cycle-ms MS [--saving-ms MS]] "
-         "[--per-unit [--sensitivity-out FILE]]",
+         "[--per-unit [--sensitivity-out FILE]] [--export-rates FILE [--rates-of bf16|quantized]]",
          runAcceptance},
         {"match", "match one quantization entry against names with vLLM's semantics", "ENTRY NAME...",
          runMatch},

@@ -82,11 +82,18 @@ int main(int argc, char** argv)
     const QCommandLineOption sweep(
         QStringLiteral("sweep"),
         QApplication::translate("main", "Run the Budget tab's sweep and wait for it before the screenshot."));
+    const QCommandLineOption score(
+        QStringLiteral("score"),
+        QApplication::translate("main",
+                                "Score the draft by acceptance in the Budget tab on the --acceptance capture "
+                                "and wait for it before the screenshot (with --budget-point, the plan of "
+                                "that point is then measured on the held-out samples)."));
     const QCommandLineOption budgetPoint(
         QStringLiteral("budget-point"),
         QApplication::translate(
-            "main", "After --sweep, move the Budget tab's slider to <fraction> of its range (0 the "
-                    "smallest plan, 1 the most accurate) and apply that plan."),
+            "main",
+            "After --sweep or --score, move the Budget tab's slider to <fraction> of its range (0 the "
+            "smallest plan, 1 the most accurate) and apply that plan."),
         QStringLiteral("fraction"));
     const QCommandLineOption compare(
         QStringLiteral("compare"),
@@ -118,8 +125,8 @@ int main(int argc, char** argv)
         QStringLiteral("acceptance-target"),
         QApplication::translate("main", "The target checkpoint of --acceptance, when the draft needs one."),
         QStringLiteral("path"));
-    parser.addOptions({screenshot, tab, select, analyze, sweep, budgetPoint, compare, theme, size, bench,
-                       acceptance, acceptanceTarget});
+    parser.addOptions({screenshot, tab, select, analyze, sweep, score, budgetPoint, compare, theme, size,
+                       bench, acceptance, acceptanceTarget});
     parser.addPositionalArgument(
         QStringLiteral("path"),
         QApplication::translate("main",
@@ -151,6 +158,7 @@ int main(int argc, char** argv)
         request.select = parser.value(select);
         request.analyze = parser.isSet(analyze);
         request.sweep = parser.isSet(sweep);
+        request.score = parser.isSet(score);
         if (parser.isSet(budgetPoint)) {
             bool ok = false;
             request.budgetPoint = parser.value(budgetPoint).toDouble(&ok);
@@ -183,10 +191,11 @@ int main(int argc, char** argv)
         return code;
     }
     if (parser.isSet(tab) || parser.isSet(select) || parser.isSet(analyze) || parser.isSet(sweep) ||
-        parser.isSet(budgetPoint) || parser.isSet(compare) || parser.isSet(theme) || parser.isSet(size) ||
-        parser.isSet(bench) || parser.isSet(acceptance) || parser.isSet(acceptanceTarget)) {
+        parser.isSet(score) || parser.isSet(budgetPoint) || parser.isSet(compare) || parser.isSet(theme) ||
+        parser.isSet(size) || parser.isSet(bench) || parser.isSet(acceptance) ||
+        parser.isSet(acceptanceTarget)) {
         printError(QApplication::translate("main",
-                                           "--tab, --select, --analyze, --sweep, --budget-point, "
+                                           "--tab, --select, --analyze, --sweep, --score, --budget-point, "
                                            "--compare, --theme, --size, --bench and --acceptance only "
                                            "apply with --screenshot"));
         return kExitUsage;

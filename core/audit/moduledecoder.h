@@ -25,6 +25,7 @@ class ModuleDecoder
     std::uint64_t rows() const { return m_layout.out; }
     std::uint64_t cols() const { return m_layout.in; }
     DType dtype() const { return m_layout.weightDtype; }
+    const QuantArgs& args() const { return m_args; }
     /// @brief Blocks must start at a multiple of this row (zero points of several rows share a word).
     std::size_t rowAlignment() const;
     /// @brief Rows [firstRow, firstRow + rowCount) as floats of the weight dtype (±Inf where CT overflows).

@@ -97,9 +97,9 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
 
 AcceptanceRun runAcceptance(const AcceptanceJob& job)
 {
-    const auto capture = HiddenStateCapture::open(job.capture);
-    auto drafts = openAcceptanceDrafts(job, capture);
     AcceptanceRun run;
+    const auto capture = openCheckedCapture(job.capture, &run.captureWarnings);
+    auto drafts = openAcceptanceDrafts(job, capture);
     run.spec = drafts.spec;
     run.baseName = drafts.baseName;
     run.quantizedName = drafts.quantizedName;
@@ -118,11 +118,14 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
             run.replayQuantized = summarizeAcceptance(run.replayQuantizedCycles, job.options.k);
         }
         run.summary = *run.replayBase;
-        return run;
+    } else {
+        run.anchors = jobAnchors(job, capture, run.eligibleAnchors);
+        run.outcomes = evaluateAnchors(*drafts.base, quantized, capture, run.anchors, options);
+        run.summary = summarizeAcceptance(run.outcomes, job.options.k);
     }
-    run.anchors = jobAnchors(job, capture, run.eligibleAnchors);
-    run.outcomes = evaluateAnchors(*drafts.base, quantized, capture, run.anchors, options);
-    run.summary = summarizeAcceptance(run.outcomes, job.options.k);
+    if (!run.summary.positions.empty()) {
+        run.lowAcceptance = lowAcceptanceHint(run.summary.positions.front().acceptBase);
+    }
     return run;
 }
 
@@ -131,7 +134,7 @@ std::vector<UnitSensitivity> runSensitivity(const AcceptanceJob& job)
     if (!job.plan || !job.quantized.empty()) {
         throw std::invalid_argument("per-unit sensitivity needs plan options (not --quantized)");
     }
-    const auto capture = HiddenStateCapture::open(job.capture);
+    const auto capture = openCheckedCapture(job.capture, nullptr);
     auto drafts = openAcceptanceDrafts(job, capture);
     std::int64_t eligible = 0;
     const auto anchors = jobAnchors(job, capture, eligible);

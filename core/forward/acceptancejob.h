@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/forward/acceptance.h"
+#include "core/forward/capturehealth.h"
 #include "core/plan/planoptions.h"
 
 #include <filesystem>
@@ -39,6 +40,9 @@ struct AcceptanceRun
     std::optional<AcceptanceSummary> replayBase, replayQuantized;
     std::vector<AnchorOutcome> replayBaseCycles, replayQuantizedCycles;
     std::uint64_t streamedBefore = 0, streamedAfter = 0; ///< bytes per draft step (in-memory plan only)
+    std::vector<CaptureFinding> captureWarnings;          ///< what the capture check warned of
+    /// What the BF16 draft's near-zero position-0 acceptance usually means (lowAcceptanceHint()), or empty.
+    std::string lowAcceptance;
 };
 
 /// @brief The drafts of a job, ready to run: the BF16 forward and, when asked, the quantized one.

@@ -47,18 +47,9 @@ std::vector<float> inverseFrequencies(const RopeSpec& rope)
     return inv;
 }
 
-} // namespace
-
-Activations linear(const LinearSource& weight, const Activations& x, unsigned threads)
+/// y = x · Wᵀ, the weight decoded tile by tile.
+void multiplyInto(const LinearSource& weight, const Activations& x, Activations& y, unsigned threads)
 {
-    if (x.cols != weight.cols()) {
-        throw std::invalid_argument(weight.describe() + ": takes " + std::to_string(weight.cols()) +
-                                    " inputs, the activations have " + std::to_string(x.cols));
-    }
-    Activations y(x.rows, weight.rows());
-    if (x.rows == 0) {
-        return y;
-    }
     const std::int64_t tile = tileRows(weight);
     const auto tiles = static_cast<std::size_t>((weight.rows() + tile - 1) / tile);
     parallelFor(tiles, 1, threads, [&](std::size_t begin, std::size_t end) {
@@ -71,6 +62,27 @@ Activations linear(const LinearSource& weight, const Activations& x, unsigned th
                                      y.values.data() + first, y.cols);
         }
     });
+}
+
+} // namespace
+
+Activations linear(const LinearSource& weight, const Activations& x, unsigned threads)
+{
+    if (x.cols != weight.cols()) {
+        throw std::invalid_argument(weight.describe() + ": takes " + std::to_string(weight.cols()) +
+                                    " inputs, the activations have " + std::to_string(x.cols));
+    }
+    Activations y(x.rows, weight.rows());
+    if (x.rows == 0) {
+        return y;
+    }
+    if (weight.inputQuantization() != InputQuantization::None) {
+        Activations served = x;
+        quantizeInputs(weight.inputQuantization(), served);
+        multiplyInto(weight, served, y, threads);
+    } else {
+        multiplyInto(weight, x, y, threads);
+    }
     return y;
 }
 

@@ -276,6 +276,11 @@ std::int64_t HiddenStateCapture::sampleLength(std::int64_t sample) const
     return m_samples.at(static_cast<std::size_t>(sample)).length;
 }
 
+const std::filesystem::path& HiddenStateCapture::sampleFile(std::int64_t sample) const
+{
+    return m_samples.at(static_cast<std::size_t>(sample)).file->path();
+}
+
 CapturedSequence HiddenStateCapture::sequence(std::int64_t sample) const
 {
     const auto& part = m_samples.at(static_cast<std::size_t>(sample));

@@ -55,6 +55,8 @@ class HiddenStateCapture
     const CaptureInfo& info() const { return m_info; }
     std::int64_t sampleCount() const { return m_info.samples; }
     std::int64_t sampleLength(std::int64_t sample) const;
+    /// @brief The file that holds @p sample (the capture file, or its hs_*.safetensors).
+    const std::filesystem::path& sampleFile(std::int64_t sample) const;
     CapturedSequence sequence(std::int64_t sample) const;
 
     /// @brief The slot of each of @p layerIds (matched by value). Throws ForwardInputError naming the

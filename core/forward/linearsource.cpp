@@ -81,6 +81,7 @@ class PlanQuantizedLinear final : public LinearSource
         }
         m_scheme.codec()->decode(views, rows.dtype, rowCount, rows.cols, out);
     }
+    InputQuantization inputQuantization() const override { return inputQuantizationOf(m_scheme); }
     std::string describe() const override
     {
         return m_tensor.info.name + " (" + std::string(m_scheme.name) + ", in memory)";
@@ -110,6 +111,17 @@ class DecodedLinear final : public LinearSource
     {
         m_decoder->decode(static_cast<std::uint64_t>(firstRow), rowCount, out);
     }
+    InputQuantization inputQuantization() const override
+    {
+        if (m_decoder->args().scheme) {
+            return inputQuantizationOf(*m_decoder->args().scheme);
+        }
+        if (m_decoder->args().inputActivations) {
+            throw std::invalid_argument(m_name + ": input_activations of " + m_decoder->args().describe() +
+                                        " cannot be reproduced by the forward");
+        }
+        return InputQuantization::None;
+    }
     std::string describe() const override { return m_name + " (dequantized from the checkpoint)"; }
 
   private:
@@ -138,6 +150,7 @@ class RowSlice final : public LinearSource
     {
         m_source->decode(m_offset + firstRow, rowCount, out);
     }
+    InputQuantization inputQuantization() const override { return m_source->inputQuantization(); }
     std::string describe() const override { return m_source->describe(); }
 
   private:
@@ -161,6 +174,7 @@ class MemoizedLinear final : public LinearSource
         });
         std::copy_n(m_values.data() + firstRow * cols(), rowCount * static_cast<std::size_t>(cols()), out);
     }
+    InputQuantization inputQuantization() const override { return m_source->inputQuantization(); }
     std::string describe() const override { return m_source->describe(); }
 
   private:

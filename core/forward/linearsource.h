@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/forward/inputquantization.h"
 #include "core/io/checkpoint.h"
 #include "core/quant/schemecodec.h"
 #include "core/quant/weightscheme.h"
@@ -26,6 +27,8 @@ class LinearSource
     virtual std::size_t rowAlignment() const { return 1; }
     /// @brief Rows [firstRow, firstRow + rowCount) as floats, row-major, into @p out.
     virtual void decode(std::int64_t firstRow, std::size_t rowCount, float* out) const = 0;
+    /// @brief What the serving kernel does to this module's inputs (FP8_DYNAMIC quantizes them per token).
+    virtual InputQuantization inputQuantization() const { return InputQuantization::None; }
     /// @brief What the source is, for messages: "layers.0.mlp.up_proj (W4A16, in memory)".
     virtual std::string describe() const = 0;
 

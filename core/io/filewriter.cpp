@@ -85,4 +85,17 @@ void writeTextFile(const std::filesystem::path& path, std::string_view text)
     writer.close();
 }
 
+void replaceTextFile(const std::filesystem::path& path, std::string_view text)
+{
+    const auto partial = std::filesystem::path(path.string() + ".partial");
+    std::error_code ec;
+    std::filesystem::remove(partial, ec);
+    writeTextFile(partial, text);
+    std::filesystem::rename(partial, path, ec);
+    if (ec) {
+        std::filesystem::remove(partial, ec);
+        throw IoError(IoErrorKind::WriteFailed, path.string(), "cannot replace the file: " + ec.message());
+    }
+}
+
 } // namespace spark

@@ -45,4 +45,8 @@ class FileWriter : public ByteSink
 /// @brief Writes a whole small file (config, index) durably. Throws IoError.
 void writeTextFile(const std::filesystem::path& path, std::string_view text);
 
+/// @brief Writes @p text beside @p path and renames it over @p path: an existing file is replaced whole or
+/// not at all. Throws IoError naming @p path.
+void replaceTextFile(const std::filesystem::path& path, std::string_view text);
+
 } // namespace spark

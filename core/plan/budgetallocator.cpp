@@ -1,7 +1,6 @@
 #include "core/plan/budgetallocator.h"
 
 #include "core/plan/matchentry.h"
-#include "core/plan/nameregex.h"
 #include "core/plan/vllmmatching.h"
 
 #include <algorithm>
@@ -34,14 +33,50 @@ std::string_view budgetKindName(BudgetKind kind)
     return kind == BudgetKind::Streamed ? "streamed_bytes" : "checkpoint_bytes";
 }
 
+CandidateLosses weightErrorLosses(const SweepResult& sweep, const std::vector<double>& alphas)
+{
+    if (alphas.size() != sweep.units.size()) {
+        throw std::invalid_argument("one alpha per unit is needed");
+    }
+    CandidateLosses losses;
+    for (std::size_t u = 0; u < sweep.units.size(); ++u) {
+        auto& row = losses.perUnit.emplace_back();
+        for (const auto& c : sweep.units[u].candidates) {
+            row.push_back(alphas[u] * c.relErr * c.relErr);
+        }
+    }
+    return losses;
+}
+
 BudgetAllocator::BudgetAllocator(SweepResult sweep, std::vector<double> alphas, BudgetKind kind)
     : m_sweep(std::move(sweep)), m_alphas(std::move(alphas)), m_kind(kind)
+{
+    m_losses = weightErrorLosses(m_sweep, m_alphas);
+    build();
+}
+
+BudgetAllocator::BudgetAllocator(SweepResult sweep, CandidateLosses losses, BudgetKind kind)
+    : m_sweep(std::move(sweep)), m_alphas(m_sweep.units.size(), 1.0), m_losses(std::move(losses)),
+      m_kind(kind)
+{
+    build();
+}
+
+void BudgetAllocator::build()
 {
     if (!m_sweep.measured) {
         throw std::invalid_argument("the sweep has not been measured");
     }
-    if (m_alphas.size() != m_sweep.units.size()) {
-        throw std::invalid_argument("one alpha per unit is needed");
+    if (m_losses.perUnit.size() != m_sweep.units.size()) {
+        throw std::invalid_argument("one loss row per unit is needed");
+    }
+    for (std::size_t u = 0; u < m_sweep.units.size(); ++u) {
+        const auto& row = m_losses.perUnit[u];
+        if (row.size() != m_sweep.units[u].candidates.size() ||
+            !std::all_of(row.begin(), row.end(), [](double v) { return std::isfinite(v); })) {
+            throw std::invalid_argument("unit " + m_sweep.units[u].name +
+                                        ": one finite loss per candidate is needed");
+        }
     }
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t otherFixed =
@@ -56,9 +91,7 @@ BudgetAllocator::BudgetAllocator(SweepResult sweep, std::vector<double> alphas, 
         for (std::uint32_t i = 0; i < order.size(); ++i) {
             order[i] = i;
         }
-        auto errorOf = [&](std::uint32_t i) {
-            return m_alphas[u] * unit.candidates[i].relErr * unit.candidates[i].relErr;
-        };
+        auto errorOf = [&](std::uint32_t i) { return m_losses.perUnit[u][i]; };
         std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
             const auto ca = costOf(unit.candidates[a]);
             const auto cb = costOf(unit.candidates[b]);
@@ -124,7 +157,7 @@ BudgetAllocator::BudgetAllocator(SweepResult sweep, std::vector<double> alphas, 
         FrontierPoint p;
         p.streamedBytes = m_kind == BudgetKind::Streamed ? n.cost : n.other;
         p.bytes = m_kind == BudgetKind::Streamed ? n.other : n.cost;
-        p.weightedError = n.error;
+        p.loss = n.error;
         m_frontier.push_back(p);
     }
     m_buildSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -151,12 +184,12 @@ std::optional<std::size_t> BudgetAllocator::bestWithin(std::uint64_t budget) con
     return static_cast<std::size_t>(it - last.begin()) - 1;
 }
 
-std::optional<std::size_t> BudgetAllocator::cheapestWithin(double weightedError) const
+std::optional<std::size_t> BudgetAllocator::cheapestWithin(double loss) const
 {
     const auto& last = m_last;
-    // E strictly decreases along the frontier: the first point at or below the target is the cheapest.
-    const auto it = std::partition_point(last.begin(), last.end(),
-                                         [&](const Node& n) { return n.error > weightedError; });
+    // The loss strictly decreases along the frontier: the first point at or below the target is the cheapest.
+    const auto it =
+        std::partition_point(last.begin(), last.end(), [&](const Node& n) { return n.error > loss; });
     if (it == last.end()) {
         return std::nullopt;
     }
@@ -175,27 +208,26 @@ Allocation BudgetAllocator::atFrontier(std::size_t index, std::uint64_t budget) 
     for (std::size_t u = units.size(); u-- > 0;) {
         const auto& node = m_stages[u][at];
         const auto& c = units[u].candidates[node.option];
-        a.units[u] = {u, c.scheme, c.rounding, m_alphas[u], c.relErr};
+        a.units[u] = {u, c.scheme, c.rounding, m_alphas[u], c.relErr, m_losses.perUnit[u][node.option]};
         at = node.parent;
     }
-    // E recomputed in unit order: the same additions as along the stages, so it is bit-identical.
+    // The loss recomputed in unit order: the same additions as along the stages, so it is bit-identical.
     double check = 0;
     const auto* defaultRounding = findRoundingMethod(m_sweep.plan.rounding);
     for (const auto& choice : a.units) {
-        check += choice.alpha * choice.relErr * choice.relErr;
+        check += choice.loss;
         const auto& unit = units[choice.unit];
         if (!unit.fixed() || choice.scheme != unit.baseScheme) {
-            a.rules.push_back(nameregex::exactEntry(unit.name) + "=" + std::string(choice.scheme->name));
+            a.rules.push_back(unitEntry(unit) + "=" + std::string(choice.scheme->name));
         }
         // A unit a user rule pins already has its rounding; the others follow the default unless told.
         if (choice.scheme->quantizes() && !unit.fixed() && unit.roundingPinnedBy.empty() &&
             choice.rounding != defaultRounding) {
-            a.roundingRules.push_back(nameregex::exactEntry(unit.name) + "=" +
-                                      std::string(choice.rounding->name));
+            a.roundingRules.push_back(unitEntry(unit) + "=" + std::string(choice.rounding->name));
         }
     }
-    if (check != a.point.weightedError) {
-        throw std::logic_error("allocation: E along the frontier differs from the units' sum");
+    if (check != a.point.loss) {
+        throw std::logic_error("allocation: the loss along the frontier differs from the units' sum");
     }
     return a;
 }
@@ -237,7 +269,7 @@ std::optional<FrontierPoint> BudgetAllocator::evaluate(const QuantPlan& plan, st
                         ", which the sweep did not measure for it" +
                         (unit.fixed() ? " (" + unit.fixedReason + ")" : std::string()));
         }
-        p.weightedError += m_alphas[u] * c->relErr * c->relErr;
+        p.loss += m_losses.perUnit[u][static_cast<std::size_t>(c - unit.candidates.data())];
     }
     return p;
 }

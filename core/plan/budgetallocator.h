@@ -20,13 +20,24 @@ enum class BudgetKind {
 /// @brief "streamed_bytes", "checkpoint_bytes".
 std::string_view budgetKindName(BudgetKind kind);
 
-/// @brief A plan's cost and weighted error E = Σ_u α_u · rel_err_u².
+/// @brief A plan's cost and loss: the sum over units of what each unit's choice costs in the allocator's
+/// measure (the weighted error α·rel_err², or the measured KL of the acceptance objective).
 struct FrontierPoint
 {
     std::uint64_t streamedBytes = 0; ///< the whole plan, per draft step
     std::uint64_t bytes = 0;         ///< the whole checkpoint
-    double weightedError = 0;
+    double loss = 0;
 };
+
+/// @brief What a candidate of each unit adds to a plan's loss: [unit][candidate], parallel to
+/// SweepResult::units[u].candidates. Any finite values; smaller is better.
+struct CandidateLosses
+{
+    std::vector<std::vector<double>> perUnit;
+};
+
+/// @brief α_u · rel_err² per candidate: the weight-error objective.
+CandidateLosses weightErrorLosses(const SweepResult& sweep, const std::vector<double>& alphas);
 
 /// @brief The scheme and rounding one unit gets.
 struct UnitChoice
@@ -36,6 +47,7 @@ struct UnitChoice
     const RoundingMethod* rounding = &rtnRounding();
     double alpha = 1;
     double relErr = 0;
+    double loss = 0; ///< what the choice adds to the plan's loss
 };
 
 /// @brief One allocation: a scheme per unit, its cost and error, and the rules that make it a plan.
@@ -53,41 +65,47 @@ struct Allocation
     std::vector<std::string> roundingRules;
 };
 
-/// @brief The exact multiple-choice knapsack over a sweep's units: minimise E subject to a byte budget.
-/// The whole Pareto frontier (cost vs E) is built once by adding the units' Pareto sets one after the
+/// @brief The exact multiple-choice knapsack over a sweep's units: minimise the loss subject to a byte
+/// budget. The whole Pareto frontier (cost vs E) is built once by adding the units' Pareto sets one after the
 /// other and dropping dominated points, so every budget is then answered by a binary search and a walk back
 /// through the stages. Exact for any budget: no scaling of bytes, no greedy step.
 class BudgetAllocator
 {
   public:
-    /// @p alphas: one weight per unit of @p sweep (resolveAlphas()); @p sweep must be measured.
+    /// @brief The weight-error objective. @p alphas: one weight per unit of @p sweep (resolveAlphas());
+    /// @p sweep must be measured.
     BudgetAllocator(SweepResult sweep, std::vector<double> alphas, BudgetKind kind = BudgetKind::Streamed);
+    /// @brief Any objective: @p losses gives every candidate's loss (the acceptance objective's measured KL).
+    BudgetAllocator(SweepResult sweep, CandidateLosses losses, BudgetKind kind = BudgetKind::Streamed);
 
     const SweepResult& sweep() const { return m_sweep; }
     const std::vector<double>& alphas() const { return m_alphas; }
     BudgetKind kind() const { return m_kind; }
-    /// @brief The Pareto frontier, cheapest first; E strictly decreases along it.
+    const CandidateLosses& losses() const { return m_losses; }
+    /// @brief The Pareto frontier, cheapest first; the loss strictly decreases along it.
     const std::vector<FrontierPoint>& frontier() const { return m_frontier; }
     /// @brief Seconds it took to build the frontier.
     double buildSeconds() const { return m_buildSeconds; }
 
-    /// @brief The frontier point with the least E whose cost is at most @p budget; nullopt when even the
+    /// @brief The frontier point with the least loss whose cost is at most @p budget; nullopt when even the
     /// cheapest plan costs more.
     std::optional<std::size_t> bestWithin(std::uint64_t budget) const;
-    /// @brief The cheapest frontier point with E <= @p weightedError; nullopt when none reaches it.
-    std::optional<std::size_t> cheapestWithin(double weightedError) const;
+    /// @brief The cheapest frontier point with a loss <= @p loss; nullopt when none reaches it.
+    std::optional<std::size_t> cheapestWithin(double loss) const;
     /// @brief The allocation of frontier point @p index.
     Allocation atFrontier(std::size_t index, std::uint64_t budget = 0) const;
     /// @brief bestWithin() then atFrontier().
     std::optional<Allocation> allocate(std::uint64_t budget) const;
 
-    /// @brief Cost and E of any plan of the same draft and options (a preset's, the plan without a budget);
-    /// nullopt with @p why when a unit's scheme in it was not measured or a fixed unit differs.
+    /// @brief Cost and loss of any plan of the same draft and options (a preset's, the plan without a
+    /// budget); nullopt with @p why when a unit's scheme in it was not measured or a fixed unit differs.
     std::optional<FrontierPoint> evaluate(const QuantPlan& plan, std::string* why = nullptr) const;
     /// @brief The sweep's plan options with the allocation's scheme and rounding rules appended.
     PlanOptions planOptions(const Allocation& allocation) const;
 
   private:
+    /// The frontier, stage by stage, from m_losses.
+    void build();
     std::uint64_t costOf(const SweepCandidate& c) const;
     std::uint64_t fixedCost() const;
 
@@ -109,7 +127,8 @@ class BudgetAllocator
     };
 
     SweepResult m_sweep;
-    std::vector<double> m_alphas;
+    std::vector<double> m_alphas; ///< 1 per unit under an objective other than weight error
+    CandidateLosses m_losses;
     BudgetKind m_kind;
     std::vector<std::vector<Step>> m_stages; ///< stage u: the frontier over units [0, u], back pointers only
     std::vector<Node> m_last;                ///< the last stage in full

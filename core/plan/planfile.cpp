@@ -66,9 +66,9 @@ PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
     if (!value.is_object()) {
         failField(file, "budget", "expected an object");
     }
-    static const std::set<std::string> known{"objective",          "budget_bytes", "budget_ms",
-                                             "weighted_error",     "alpha",        "candidates",
-                                             "rounding_candidates"};
+    static const std::set<std::string> known{"objective",           "budget_bytes",  "budget_ms",
+                                             "weighted_error",      "alpha",         "candidates",
+                                             "rounding_candidates", "acceptance_kl", "capture"};
     for (const auto& [key, item] : value.items()) {
         if (!known.contains(key)) {
             failField(file, "budget", "unknown field '" + key + "'");
@@ -99,6 +99,18 @@ PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
             failField(file, "budget", "'weighted_error' must be a non-negative number");
         }
         budget.weightedError = value.at("weighted_error").get<double>();
+    }
+    if (value.contains("acceptance_kl")) {
+        if (!value.at("acceptance_kl").is_number() || !(value.at("acceptance_kl").get<double>() >= 0)) {
+            failField(file, "budget", "'acceptance_kl' must be a non-negative number");
+        }
+        budget.acceptanceKl = value.at("acceptance_kl").get<double>();
+    }
+    if (value.contains("capture")) {
+        if (!value.at("capture").is_string()) {
+            failField(file, "budget", "'capture' must be a string");
+        }
+        budget.capture = value.at("capture").get<std::string>();
     }
     budget.alpha = stringList(value, "alpha", file);
     budget.candidates = stringList(value, "candidates", file);
@@ -133,6 +145,10 @@ nlohmann::json planFileJson(const PlanOptions& options)
             budget["budget_ms"] = *b->budgetMs;
         }
         budget["weighted_error"] = b->weightedError;
+        if (b->acceptanceKl) {
+            budget["acceptance_kl"] = *b->acceptanceKl;
+            budget["capture"] = b->capture;
+        }
         budget["alpha"] = b->alpha;
         budget["candidates"] = b->candidates;
         if (!b->roundingCandidates.empty()) {

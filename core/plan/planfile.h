@@ -40,7 +40,9 @@ inline constexpr int kPlanFileVersion = 1;
 ///     "budget_bytes": 1234567,        //   streamed_bytes, checkpoint_bytes or drafter_ms (then also
 ///     "weighted_error": 0.0123,       //   "budget_ms"); "alpha", "candidates" and the optional
 ///     "alpha": [], "candidates": [],  //   "rounding_candidates" as given
-///     "rounding_candidates": ["mse", "range"]
+///     "rounding_candidates": ["mse", "range"],
+///     "acceptance_kl": 0.004,         //   optional: the allocation minimised the KL measured on
+///     "capture": "capture/"           //   this capture (weighted_error is then Σ rel_err², α = 1)
 ///   }
 /// }
 /// ```

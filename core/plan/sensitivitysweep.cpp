@@ -1,6 +1,7 @@
 #include "core/plan/sensitivitysweep.h"
 
 #include "core/io/ioerror.h"
+#include "core/plan/nameregex.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/modulecontexts.h"
@@ -233,6 +234,11 @@ const SweepCandidate* SweepUnit::candidate(const WeightScheme* scheme, const Rou
     return it == candidates.end() ? nullptr : &*it;
 }
 
+std::string unitEntry(const SweepUnit& unit)
+{
+    return unit.name == "lm_head" ? unit.name : nameregex::exactEntry(unit.name);
+}
+
 std::string candidateLabel(const SweepCandidate& candidate)
 {
     const bool rtn = !candidate.rounding->searches();
@@ -336,6 +342,9 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
     for (const auto* s : sweep.candidates) {
         auto opts = options.plan;
         opts.schemes.push_back("re:.*=" + std::string(s->name));
+        if (options.includeLmHead) {
+            opts.schemes.push_back("lm_head=" + std::string(s->name));
+        }
         trial.push_back(makePlan(config, tensors, opts));
         if (!options.plan.roundings.empty()) {
             opts.rounding = base.defaultRounding == &rtnRounding() ? "mse" : "rtn";
@@ -345,7 +354,7 @@ SweepResult prepareSweep(const nlohmann::json& config, const std::vector<TensorI
 
     std::map<std::string, std::vector<const PlannedModule*>> byUnit;
     for (const auto& m : base.modules) {
-        if (m.isLinear()) {
+        if (m.isLinear() || (options.includeLmHead && m.vllmName == "lm_head" && !m.weightTensor.empty())) {
             byUnit[m.vllmName].push_back(&m);
         }
     }

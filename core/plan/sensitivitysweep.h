@@ -65,6 +65,10 @@ struct SweepOptions
     /// measured): with mse and range the allocator chooses a scheme and a rounding per unit. Searching
     /// methods cost a range search and an error pass per (unit, scheme) each.
     std::vector<const RoundingMethod*> roundings;
+    /// The draft's own lm_head is a unit too, where vLLM can load it quantized (EAGLE-3; elsewhere it stays
+    /// BF16 and the unit is fixed). Off by default: weight error says nothing about what a head's error does
+    /// to the logits, so only the acceptance objective offers it.
+    bool includeLmHead = false;
     unsigned threads = 0; ///< 0: every core
     /// A unit whose weights fit here is read once into memory (NVFP4 needs the set's absmax before any
     /// error); a larger one is read twice when NVFP4 is a candidate.
@@ -119,6 +123,9 @@ std::vector<const WeightScheme*> parseCandidates(const std::string& list);
 /// @brief Parses "rtn,mse,range" (rtn is always measured and may be omitted); throws std::invalid_argument
 /// naming an unknown method.
 std::vector<const RoundingMethod*> parseRoundingCandidates(const std::string& list);
+/// @brief The entry a scheme or rounding rule names @p unit by: an anchored regex on its vLLM name, or the
+/// exact "lm_head" (vLLM quantizes a ParallelLMHead only through that exact target).
+std::string unitEntry(const SweepUnit& unit);
 /// @brief "W4A16" for rtn, "W4A16+mse" otherwise: how a candidate is named in tables and messages.
 std::string candidateLabel(const SweepCandidate& candidate);
 

@@ -7,8 +7,13 @@
       per draft: the online loop (the target verifies each cycle's k proposals) fed the capture's BF16
       features, and fed the verify passes' own FP32 features
   python3 decode.py quantized CLI [FAMILY...]
-      the loop of each draft exported by the product (the CLI at CLI) as W4A16, W8A16 and NVFP4A16,
-      dequantized here from the checkpoint
+      the loop of each draft exported by the product (the CLI at CLI) as W4A16, W8A16, NVFP4A16 and
+      FP8_DYNAMIC, dequantized here from the checkpoint (FP8_DYNAMIC's inputs rounded to FP8 per token)
+  python3 decode.py allocated CLI [FAMILY...]
+      the loop of the two plans the product's acceptance-driven allocator returns for each draft (at the
+      W4A16 recipe's streamed bytes, and the fewest bytes reaching the recipe's KL), exported by the product
+      and dequantized here, against the recipe's and the BF16 loops: every sample and the held-out (odd)
+      samples the product reports on
 
 The loop records every cycle: the bonus token's position (the anchor), the accepted length, the k proposals
 and their top-2 logit margins. The tokens are the target's greedy choices, so every loop's output equals the
@@ -170,7 +175,7 @@ def run_loop(draft: Draft, target: Target, sequence: torch.Tensor, captured_aux:
 
 # The plans of the quantized loops: the scheme on every module the architecture's preset quantizes (block
 # drafts keep q/k/v BF16: vLLM reads them raw for the context K/V).
-SCHEMES = ("W4A16", "W8A16", "NVFP4A16")
+SCHEMES = ("W4A16", "W8A16", "NVFP4A16", "FP8_DYNAMIC")
 
 
 def export_options(family: str, scheme: str) -> list[str]:
@@ -240,9 +245,66 @@ def quantized(cli: str, families):
                 subprocess.run(["rm", "-rf", str(out)], check=True)
                 subprocess.run([cli, "quantize", str(common.TRAINED / family), "--out", str(out)] + options,
                                check=True, capture_output=True)
-            draft = Draft.load(common.TRAINED / family, shared, tensors=ctdecode.dense_tensors(out))
+            draft = Draft.load(common.TRAINED / family, shared, tensors=ctdecode.dense_tensors(out),
+                               fp8_inputs=ctdecode.fp8_inputs(out))
             modes = ("capture-features", "online-features") if scheme == "W4A16" else ("capture-features",)
             run_loops(family, draft, target, captured, modes, f"{family}-{scheme}", ["quantize"] + options)
+
+
+def loop_tau(path, samples=None) -> tuple[float, int]:
+    """τ = 1 + Σ a_i of a recorded loop over @p samples (all when None), and its cycle count."""
+    result = json.loads(path.read_text())
+    attempted, accepted = np.zeros(result["k"]), np.zeros(result["k"])
+    for record in result["samples"]:
+        if samples is None or record["sample"] in samples:
+            for c in record["cycles"]:
+                attempted += 1
+                accepted[:c[1]] += 1
+    return 1 + float((accepted / attempted).sum()), int(attempted[0])
+
+
+def allocated(cli: str, families):
+    """The acceptance-driven allocator's plans, exported by the product and run by the reference loop."""
+    import subprocess
+    import ctdecode
+    common.threads()
+    target = Target.load(common.TRAINED / "target")
+    shared = load_shared(common.TRAINED / "target")
+    captured = read_capture()
+    odd = set(range(1, SAMPLES, 2))
+    for family in families:
+        work = common.WORK / "allocated" / family
+        work.mkdir(parents=True, exist_ok=True)
+        answer = work / "plan.json"
+        if not answer.exists():
+            run = subprocess.run([cli, "plan", str(common.TRAINED / family), "--budget", "preset", "--compare-preset",
+                                  "--hidden-states", str(common.TRAINED / CAPTURE), "--target-model",
+                                  str(common.TRAINED / "target"), "--k", str(dc.K), "--json"],
+                                 check=True, capture_output=True, text=True)
+            answer.write_text(run.stdout)
+        allocation = json.loads(answer.read_text())["allocation"]
+        same = allocation["preset_comparison"]["allocator_same_error"]
+        plans = {"allocated": (allocation["rules"], allocation["rounding_rules"], allocation["streamed_bytes"]),
+                 "allocated-fewest-bytes": (same["rules"], same["rounding_rules"], same["streamed_bytes"])}
+        for name, (rules, roundings, _) in plans.items():
+            options = [o for r in rules for o in ("--scheme", r)] + [o for r in roundings for o in ("--rounding", r)]
+            out = work / name
+            if not out.exists():
+                subprocess.run([cli, "quantize", str(common.TRAINED / family), "--out", str(out)] + options,
+                               check=True, capture_output=True)
+            draft = Draft.load(common.TRAINED / family, shared, tensors=ctdecode.dense_tensors(out),
+                               fp8_inputs=ctdecode.fp8_inputs(out))
+            run_loops(family, draft, target, captured, ("capture-features",), f"{family}-{name}",
+                      ["quantize"] + options)
+        recipe = allocation["preset_comparison"]["preset_point"]["streamed_bytes"]
+        print(f"{family}: tau of the online loop, all {SAMPLES} samples / the held-out odd ones")
+        rows = [("BF16", family, None), ("W4A16 recipe", f"{family}-W4A16", recipe)] + \
+               [(name, f"{family}-{name}", plans[name][2]) for name in plans]
+        for label, loop_name, streamed in rows:
+            path = common.TRAINED / "loops" / f"{loop_name}-capture-features.json"
+            (all_tau, cycles), (odd_tau, _) = loop_tau(path), loop_tau(path, odd)
+            size = f"{streamed / 1024:9.1f} KiB" if streamed else " " * 13
+            print(f"  {label:24s} {size}  tau {all_tau:.4f} ({cycles} cycles)  held out {odd_tau:.4f}", flush=True)
 
 
 FAMILIES = ("eagle3", "qwen3-dflash", "dspark")
@@ -252,6 +314,8 @@ if __name__ == "__main__":
     clock = common.Clock()
     if sys.argv[1] == "quantized":
         quantized(sys.argv[2], sys.argv[3:] or FAMILIES)
+    elif sys.argv[1] == "allocated":
+        allocated(sys.argv[2], sys.argv[3:] or FAMILIES)
     elif sys.argv[1] == "loop":
         loop(sys.argv[2:] or FAMILIES)
     else:
@@ -260,7 +324,7 @@ if __name__ == "__main__":
     # Each command's line and wall time, for the manifest.
     record = common.WORK / "loops" / "result.json"
     done = json.loads(record.read_text()) if record.exists() else {}
-    done[" ".join(sys.argv[1:2] + sys.argv[3 if sys.argv[1] == "quantized" else 2:])] = {
+    done[" ".join(sys.argv[1:2] + sys.argv[3 if sys.argv[1] in ("quantized", "allocated") else 2:])] = {
         "command": common.command_line(), "seconds": round(clock.seconds(), 1),
                          "samples": SAMPLES, "prompt_tokens": PROMPT, "length": LENGTH, "k": dc.K}
     common.write_json(record, done)

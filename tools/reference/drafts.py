@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import stio
+from ctdecode import fp8_per_token
 from target import apply_rope, attention, rms_norm, rope_tables
 
 # ---------------------------------------------------------------------------------------------------------
@@ -131,6 +132,7 @@ class Draft(torch.nn.Module):
         self.buffers_ = {}
         # The target's embed_tokens / lm_head, frozen, used when the draft ships none.
         self.shared = {k: v.float() for k, v in shared.items()}
+        self.fp8_inputs = set()  # modules whose inputs the serving kernel quantizes to FP8 per token
 
     # -- tensors ------------------------------------------------------------------------------------------
     def add(self, name: str, tensor: torch.Tensor):
@@ -161,9 +163,11 @@ class Draft(torch.nn.Module):
         stio.save(folder / "model.safetensors", self.tensors())
 
     @classmethod
-    def load(cls, folder: Path, shared: dict, tensors: dict | None = None) -> "Draft":
+    def load(cls, folder: Path, shared: dict, tensors: dict | None = None, fp8_inputs=()) -> "Draft":
+        """@p fp8_inputs: modules whose inputs the serving kernel quantizes to FP8 per token (ctdecode)."""
         config = json.loads((folder / "config.json").read_text())
         draft = cls(config, shared)
+        draft.fp8_inputs = set(fp8_inputs)
         if tensors is None:
             tensors, _ = stio.load(folder / "model.safetensors")
         for name, t in tensors.items():
@@ -171,6 +175,8 @@ class Draft(torch.nn.Module):
         return draft.eval()
 
     def linear(self, name: str, x: torch.Tensor) -> torch.Tensor:
+        if name in self.fp8_inputs:
+            x = fp8_per_token(x)
         return x @ self.w(name + ".weight").t()
 
     def norm(self, name: str, x: torch.Tensor) -> torch.Tensor:

@@ -1,6 +1,8 @@
 #include "views/acceptance/acceptancepanel.h"
 
+#include "core/forward/acceptancerates.h"
 #include "core/forward/acceptancespeed.h"
+#include "core/io/filewriter.h"
 #include "views/acceptance/acceptanceplot.h"
 #include "views/acceptance/acceptancepositionmodel.h"
 #include "views/acceptance/acceptancerunner.h"
@@ -125,7 +127,12 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
       m_tau(new QLabel(this)), m_drafterMs(msSpin(tr("not given"), this)),
       m_cycleMs(msSpin(tr("not given"), this)), m_savingMs(msSpin(tr("from the plan's bytes"), this)),
       m_speed(new QLabel(this)), m_units(new SensitivityModel(this)), m_unitTable(new QTableView(this)),
-      m_useAlpha(new QPushButton(tr("Use as α &in the Budget tab"), this))
+      m_useAlpha(new QPushButton(tr("Use as α &in the Budget tab"), this)),
+      m_exportRates(new QPushButton(tr("E&xport Rates for vLLM…"), this)),
+      m_checkCapture(new QPushButton(tr("C&heck Capture"), this)),
+      m_captureCheck(
+          this, [this](double f) { m_progress->setValue(static_cast<int>(f * kProgressSteps)); },
+          [this](const CaptureCheck& r) { onCaptureChecked(r); })
 {
     setAcceptDrops(true);
     m_capture->setObjectName(QStringLiteral("acceptanceCapture"));
@@ -191,6 +198,10 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     buttons->addWidget(m_cancel);
     buttons->addWidget(m_progress);
     buttons->addWidget(m_sensitivity);
+    m_checkCapture->setToolTip(
+        tr("Read the capture and list every defect of its hidden states (NaN or Inf, zero rows, rows of one "
+           "value), sample by sample, without running a draft"));
+    buttons->addWidget(m_checkCapture);
     buttons->addStretch(1);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -216,6 +227,11 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     speedInputs->addWidget(new QLabel(tr("saving:"), this));
     speedInputs->addWidget(m_savingMs);
     speedInputs->addStretch(1);
+    m_exportRates->setEnabled(false);
+    m_exportRates->setToolTip(
+        tr("Write the measured per-position acceptance (the quantized draft's when one ran) as vLLM's "
+           "synthetic rejection sampler takes it, to time the real quantized draft at this acceptance before "
+           "measuring it (docs/acceptance-allocation.md shows the command)."));
 
     auto* numbersBox = new QWidget(this);
     auto* numbersLayout = new QVBoxLayout(numbersBox);
@@ -224,6 +240,7 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     numbersLayout->addWidget(m_tau);
     numbersLayout->addLayout(speedInputs);
     numbersLayout->addWidget(m_speed);
+    numbersLayout->addWidget(m_exportRates, 0, Qt::AlignRight);
     auto* results = new QSplitter(Qt::Horizontal, this);
     results->setChildrenCollapsible(false);
     results->addWidget(m_plot);
@@ -266,6 +283,8 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, this, &AcceptancePanel::cancel);
     connect(m_sensitivity, &QPushButton::clicked, this, &AcceptancePanel::startSensitivity);
     connect(m_useAlpha, &QPushButton::clicked, this, &AcceptancePanel::useAsAlpha);
+    connect(m_exportRates, &QPushButton::clicked, this, [this] { exportRates(); });
+    connect(m_checkCapture, &QPushButton::clicked, this, &AcceptancePanel::checkCapture);
     connect(m_runner, &AcceptanceRunner::progressChanged, this,
             [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * kProgressSteps)); });
     connect(m_runner, &AcceptanceRunner::finished, this, &AcceptancePanel::onFinished);
@@ -359,6 +378,7 @@ void AcceptancePanel::startRun()
     clearResults();
     m_progress->setValue(0);
     setRunning(true);
+    m_runningJob = *job;
     m_runner->start(*job, AcceptanceRunner::Kind::Acceptance);
     setStatus(tr("Running both drafts on %1…").arg(QFileInfo(m_capture->text().trimmed()).fileName()), false);
 }
@@ -423,6 +443,8 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
     }
     m_progress->setValue(kProgressSteps);
     m_result = result.run;
+    m_resultJob = m_runningJob;
+    m_exportRates->setEnabled(true);
     const auto& run = *m_result;
     const auto& s = run.summary;
     const QString quantName = QString::fromStdString(run.quantizedName);
@@ -438,7 +460,19 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
            tr(" of %1 eligible (%2).").arg(run.eligibleAnchors).arg(QString::fromStdString(run.spec.archId));
     m_tau->setText(tau);
     updateSpeed();
-    setStatus(tr("Done."), false);
+    // What makes the numbers doubtful comes with them: the capture's lesser defects, and what a BF16 draft
+    // accepting almost nothing usually means.
+    QStringList notes;
+    for (const auto& w : run.captureWarnings) {
+        notes << tr("Warning: %1: sample %2, %3: %4")
+                     .arg(QString::fromStdString(w.file))
+                     .arg(w.sample)
+                     .arg(QString::fromStdString(w.field), QString::fromStdString(w.message));
+    }
+    if (!run.lowAcceptance.empty()) {
+        notes << tr("Note: %1.").arg(QString::fromStdString(run.lowAcceptance));
+    }
+    setStatus(notes.isEmpty() ? tr("Done.") : notes.join(QLatin1Char('\n')), false);
 }
 
 void AcceptancePanel::updateSpeed()
@@ -473,9 +507,99 @@ void AcceptancePanel::updateSpeed()
     }
 }
 
+void AcceptancePanel::checkCapture()
+{
+    const QString path = m_capture->text().trimmed();
+    if (path.isEmpty()) {
+        setStatus(tr("Give a capture file or folder to check."), true);
+        return;
+    }
+    m_progress->setValue(0);
+    m_checkCapture->setEnabled(false);
+    m_captureCheck.start([path = path.toStdString()](const ProgressFn& progress) {
+        const auto capture = HiddenStateCapture::open(path);
+        CaptureCheck result;
+        result.info = capture.info();
+        result.health = checkCaptureHealth(capture, progress);
+        return result;
+    });
+    setStatus(tr("Checking %1…").arg(QFileInfo(path).fileName()), false);
+}
+
+void AcceptancePanel::onCaptureChecked(const CaptureCheck& result)
+{
+    m_checkCapture->setEnabled(true);
+    if (!result.error.isEmpty()) {
+        setStatus(result.error, true);
+        return;
+    }
+    if (!result.info) {
+        setStatus(tr("Cancelled."), false);
+        return;
+    }
+    m_progress->setValue(kProgressSteps);
+    const auto& info = *result.info;
+    QString ids;
+    for (const int id : info.layerIds) {
+        ids += (ids.isEmpty() ? QString() : QStringLiteral(", ")) + QString::number(id);
+    }
+    QStringList lines{tr("%1: %2 samples, %3 tokens, layer ids [%4], hidden size %5.")
+                          .arg(QString::fromStdString(info.path.filename().string()))
+                          .arg(info.samples)
+                          .arg(info.tokens)
+                          .arg(ids)
+                          .arg(info.hiddenSize)};
+    if (result.health.findings.empty()) {
+        lines << tr("Every row of every layer is finite, and none is zero or constant.");
+    }
+    // The first findings in full; a capture broken everywhere would otherwise fill the tab.
+    constexpr std::size_t kShown = 6;
+    for (std::size_t i = 0; i < std::min(kShown, result.health.findings.size()); ++i) {
+        const auto& f = result.health.findings[i];
+        lines << tr("%1: sample %2, %3: %4")
+                     .arg(QString::fromLatin1(severityName(f.severity)))
+                     .arg(f.sample)
+                     .arg(QString::fromStdString(f.field), QString::fromStdString(f.message));
+    }
+    if (result.health.findings.size() > kShown) {
+        lines << tr("… and %n more (sparkulator-cli capture check lists them all).", nullptr,
+                    static_cast<int>(result.health.findings.size() - kShown));
+    }
+    setStatus(lines.join(QLatin1Char('\n')), result.health.hasErrors());
+}
+
+bool AcceptancePanel::exportRates(const QString& path)
+{
+    if (!m_result || !m_resultJob) {
+        return false;
+    }
+    const QString file =
+        path.isEmpty()
+            ? QFileDialog::getSaveFileName(this, tr("Export Acceptance Rates"),
+                                           QStringLiteral("acceptance-rates.json"), tr("JSON (*.json)"))
+            : path;
+    if (file.isEmpty()) {
+        return false;
+    }
+    try {
+        const auto json = acceptanceRatesJson(*m_resultJob, *m_result);
+        replaceTextFile(file.toStdString(), json.dump(2) + "\n");
+        setStatus(tr("Wrote %1 (%2 rates, k = %3).")
+                      .arg(file, QString::fromStdString(json["source"]["rates_of"].get<std::string>()))
+                      .arg(m_result->summary.k),
+                  false);
+        return true;
+    } catch (const std::exception& e) {
+        setStatus(QString::fromStdString(e.what()), true);
+        return false;
+    }
+}
+
 void AcceptancePanel::clearResults()
 {
     m_result.reset();
+    m_resultJob.reset();
+    m_exportRates->setEnabled(false);
     m_positions->clear();
     m_plot->clear();
     m_units->resetData({});

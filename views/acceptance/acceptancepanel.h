@@ -1,6 +1,8 @@
 #pragma once
 
 #include "core/forward/acceptancejob.h"
+#include "core/forward/capturehealth.h"
+#include "views/shared/backgroundjob.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -56,6 +58,8 @@ class AcceptancePanel : public QWidget
     QPushButton* cancelButton() const { return m_cancel; }
     QPushButton* sensitivityButton() const { return m_sensitivity; }
     QPushButton* useAlphaButton() const { return m_useAlpha; }
+    QPushButton* exportRatesButton() const { return m_exportRates; }
+    QPushButton* checkCaptureButton() const { return m_checkCapture; }
     AcceptanceRunner* runner() const { return m_runner; }
     AcceptancePositionModel* positionModel() const { return m_positions; }
     SensitivityModel* sensitivityModel() const { return m_units; }
@@ -76,8 +80,14 @@ class AcceptancePanel : public QWidget
     /// @brief Runs the per-unit sensitivity of the current plan in the background.
     void startSensitivity();
     void cancel();
+    /// @brief Reads the capture in the background and lists every defect of its hidden states in the status
+    /// line (`capture check`), without running a draft.
+    void checkCapture();
     /// @brief Emits alphaRulesRequested with the ranking's α rules.
     void useAsAlpha();
+    /// @brief Writes the last run's per-position acceptance (the quantized draft's when one ran) for vLLM's
+    /// synthetic rejection sampler to @p path; an empty path asks for one. False when nothing was written.
+    bool exportRates(const QString& path = QString());
 
   Q_SIGNALS:
     /// The ranking's α rules ("re:^<unit>$=X") for the Budget tab; @p source says where they come from.
@@ -122,7 +132,19 @@ class AcceptancePanel : public QWidget
     SensitivityModel* m_units;
     QTableView* m_unitTable;
     QPushButton* m_useAlpha;
+    QPushButton* m_exportRates;
+    QPushButton* m_checkCapture;
+    /// What a capture check ends with: what the capture holds and its findings, or why it could not be read.
+    struct CaptureCheck
+    {
+        std::optional<CaptureInfo> info;
+        CaptureHealth health;
+        QString error;
+    };
+    BackgroundJob<CaptureCheck> m_captureCheck;
+    void onCaptureChecked(const CaptureCheck& result);
     std::shared_ptr<const AcceptanceRun> m_result;
+    std::optional<AcceptanceJob> m_runningJob, m_resultJob; ///< the job started last; the one m_result is of
 };
 
 } // namespace spark

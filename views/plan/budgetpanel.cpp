@@ -45,17 +45,37 @@ QStringList toStringList(const std::vector<std::string>& items)
 BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller), m_job(new SweepJob(this)), m_plot(new FrontierPlot(this)),
       m_sweepButton(new QPushButton(tr("&Sweep Schemes"), this)),
+      m_scoreButton(new QPushButton(tr("Score by &Acceptance"), this)),
+      m_measureButton(new QPushButton(tr("&Measure Plan"), this)),
       m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
       m_priors(new QCheckBox(tr("Role &priors for α"), this)),
       m_searchRounding(new QCheckBox(tr("Also search &rounding"), this)), m_alphaSource(new QLabel(this)),
       m_clearAlphas(new QPushButton(tr("Clear α"), this)), m_axis(new QComboBox(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_summary(new QLabel(this)),
-      m_changes(new QTableWidget(0, 4, this))
+      m_changes(new QTableWidget(0, 4, this)),
+      m_scoring(
+          this, [this](double f) { m_progress->setValue(static_cast<int>(f * 1000)); },
+          [this](const AcceptanceScores& r) { onScoresFinished(r); }),
+      m_measuring(
+          this, [this](double f) { m_progress->setValue(static_cast<int>(f * 1000)); },
+          [this](const PlanMeasurement& r) { onMeasurementFinished(r); })
 {
     m_sweepButton->setObjectName(QStringLiteral("sweepButton"));
     m_sweepButton->setToolTip(
         tr("Measure rel. error and bytes of every decision unit under every legal scheme "
            "(one pass over the weights)."));
+    m_scoreButton->setObjectName(QStringLiteral("scoreButton"));
+    m_scoreButton->setToolTip(
+        tr("Choose plans by what they do to acceptance: every legal scheme and rounding of every unit (the "
+           "head too, where vLLM can load it quantized) is measured alone on the capture and target set in "
+           "the Acceptance tab, and the frontier minimises the KL the choices cost the draft's proposals. "
+           "Even samples of the capture choose, odd samples report."));
+    m_measureButton->setObjectName(QStringLiteral("measureButton"));
+    m_measureButton->setToolTip(tr(
+        "Measure the plan in use and the plan without a budget (the recipe) whole, on the held-out samples "
+        "of the scored capture: Δτ of each against BF16 and of the plan against the recipe, paired, with "
+        "95 % intervals."));
+    m_measureButton->setEnabled(false);
     m_cancelButton->setEnabled(false);
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
@@ -88,21 +108,27 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     m_changes->verticalHeader()->hide();
     m_changes->setEditTriggers(QAbstractItemView::NoEditTriggers);
 
+    // Two rows: what to run (by weight error or by acceptance) and its progress, then the weight-error
+    // options and the plot's axis; one row would set the window's minimum width.
     auto* top = new QHBoxLayout;
     top->addWidget(m_sweepButton);
+    top->addWidget(m_scoreButton);
+    top->addWidget(m_measureButton);
     top->addWidget(m_cancelButton);
     top->addWidget(m_progress);
-    top->addWidget(m_searchRounding);
-    top->addWidget(m_priors);
+    top->addStretch(1);
+    auto* options = new QHBoxLayout;
+    options->addWidget(m_searchRounding);
+    options->addWidget(m_priors);
     m_alphaSource->setObjectName(QStringLiteral("budgetAlphaSource"));
     m_alphaSource->hide();
     m_clearAlphas->setToolTip(tr("Drop the α rules handed over from another tab"));
     m_clearAlphas->hide();
-    top->addWidget(m_alphaSource);
-    top->addWidget(m_clearAlphas);
-    top->addStretch(1);
-    top->addWidget(new QLabel(tr("x axis:"), this));
-    top->addWidget(m_axis);
+    options->addWidget(m_alphaSource);
+    options->addWidget(m_clearAlphas);
+    options->addStretch(1);
+    options->addWidget(new QLabel(tr("x axis:"), this));
+    options->addWidget(m_axis);
     auto* sliderRow = new QHBoxLayout;
     sliderRow->addWidget(new QLabel(tr("Budget:"), this));
     sliderRow->addWidget(m_slider, 1);
@@ -125,11 +151,14 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     split->setSizes({3000, 2000});
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addLayout(options);
     layout->addWidget(split, 1);
     layout->addLayout(sliderRow);
     layout->addWidget(m_summary);
 
     connect(m_sweepButton, &QPushButton::clicked, this, &BudgetPanel::startSweep);
+    connect(m_scoreButton, &QPushButton::clicked, this, &BudgetPanel::startScoring);
+    connect(m_measureButton, &QPushButton::clicked, this, &BudgetPanel::startMeasuring);
     connect(m_cancelButton, &QPushButton::clicked, this, &BudgetPanel::cancelSweep);
     connect(m_job, &SweepJob::progressChanged, this,
             [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * 1000)); });
@@ -151,7 +180,11 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     // Another draft: the sweep no longer applies.
     connect(m_controller->document(), &Document::snapshotChanged, this, [this] {
         m_job->cancel();
+        m_scoring.cancel();
+        m_measuring.cancel();
         m_sweep.reset();
+        m_scores.reset();
+        m_measurement.reset();
         m_externalAlphas.clear();
         m_alphaSource->hide();
         m_clearAlphas->hide();
@@ -161,16 +194,25 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     updateSummary();
 }
 
-void BudgetPanel::startSweep()
+std::shared_ptr<const Checkpoint> BudgetPanel::draftToMeasure()
 {
     const auto snapshot = m_controller->document()->snapshot();
     if (!snapshot || !snapshot->checkpoint) {
-        Q_EMIT statusMessage(tr("Open a draft checkpoint before sweeping."));
-        return;
+        Q_EMIT statusMessage(tr("Open a draft checkpoint first."));
+        return nullptr;
     }
     const auto plan = m_controller->plan();
     if (!plan || !plan->errors.empty()) {
-        Q_EMIT statusMessage(tr("The plan has errors: fix them before sweeping."));
+        Q_EMIT statusMessage(tr("The plan has errors: fix them first."));
+        return nullptr;
+    }
+    return snapshot->checkpoint;
+}
+
+void BudgetPanel::startSweep()
+{
+    const auto checkpoint = draftToMeasure();
+    if (!checkpoint) {
         return;
     }
     SweepOptions options;
@@ -180,32 +222,134 @@ void BudgetPanel::startSweep()
     }
     m_baseEdits = m_controller->edits();
     m_progress->setValue(0);
-    m_sweepButton->setEnabled(false);
-    m_cancelButton->setEnabled(true);
-    m_job->start(snapshot->checkpoint, options);
+    setRunning(true);
+    m_job->start(checkpoint, options);
     Q_EMIT statusMessage(tr("Sweeping every legal scheme of every decision unit…"));
 }
 
 void BudgetPanel::cancelSweep()
 {
     m_job->cancel();
+    m_scoring.cancel();
+    m_measuring.cancel();
+}
+
+void BudgetPanel::setRunning(bool running)
+{
+    m_sweepButton->setEnabled(!running);
+    m_scoreButton->setEnabled(!running);
+    m_measureButton->setEnabled(!running && m_scores && m_allocator);
+    m_cancelButton->setEnabled(running);
+}
+
+void BudgetPanel::startScoring()
+{
+    const auto checkpoint = draftToMeasure();
+    if (!checkpoint) {
+        return;
+    }
+    QString why;
+    const auto inputs = m_inputsSource ? m_inputsSource(&why) : std::nullopt;
+    if (!inputs) {
+        Q_EMIT statusMessage(tr("Scoring by acceptance needs a capture: %1").arg(why));
+        return;
+    }
+    m_baseEdits = m_controller->edits();
+    m_progress->setValue(0);
+    setRunning(true);
+    m_scoring.start(
+        [checkpoint, options = m_controller->planOptions(), inputs = *inputs](const ProgressFn& progress) {
+            return scoreByAcceptance(checkpoint, options, inputs, progress);
+        });
+    Q_EMIT statusMessage(tr("Scoring every candidate of every unit by acceptance…"));
+    updateSummary();
+}
+
+void BudgetPanel::onScoresFinished(const AcceptanceScores& result)
+{
+    if (!ended(result.error, result.effects != nullptr, tr("Scoring"))) {
+        return;
+    }
+    m_scores = result;
+    m_measurement.reset();
+    m_sweep = result.sweep;
+    m_progress->setValue(1000);
+    rebuildAllocator();
+    setRunning(false);
+    Q_EMIT sweepChanged(m_sweep);
+    Q_EMIT statusMessage(tr("Scored %1 candidate runs on %2 anchors, %3 survivors on %4, in %5 s.")
+                             .arg(result.effects->measuredOnScreen)
+                             .arg(result.effects->screenAnchors)
+                             .arg(result.effects->measuredOnConfirm)
+                             .arg(result.effects->confirmAnchors)
+                             .arg(QLocale().toString(result.effects->seconds, 'f', 1)));
+}
+
+void BudgetPanel::startMeasuring()
+{
+    const auto snapshot = m_controller->document()->snapshot();
+    const auto plan = m_controller->plan();
+    if (!m_scores || !snapshot || !snapshot->checkpoint || !plan) {
+        return;
+    }
+    std::vector<TensorInfo> infos;
+    for (const auto& t : snapshot->checkpoint->tensors()) {
+        infos.push_back(t.info);
+    }
+    // The recipe: the plan the scores started from, before any budget rule.
+    auto recipe = makePlan(snapshot->checkpoint->config(), infos, m_scores->sweep->plan);
+    m_progress->setValue(0);
+    setRunning(true);
+    m_measuring.start([objective = m_scores->objective, plan = *plan,
+                       recipe = std::move(recipe)](const ProgressFn& progress) {
+        const auto half = [&progress](std::uint64_t offset) -> ProgressFn {
+            return [&progress, offset](std::uint64_t done, std::uint64_t total) {
+                return reportProgress(progress, offset * total + done, 2 * total);
+            };
+        };
+        PlanMeasurement out;
+        out.plan = objective->measurePlan(plan, half(0));
+        out.recipe = objective->measurePlan(recipe, half(1));
+        return out;
+    });
+    Q_EMIT statusMessage(tr("Measuring the plan and the recipe on the held-out samples…"));
+}
+
+bool BudgetPanel::ended(const QString& error, bool hasResult, const QString& what)
+{
+    setRunning(false);
+    if (!error.isEmpty()) {
+        Q_EMIT statusMessage(tr("%1 failed: %2").arg(what, error));
+    } else if (!hasResult) {
+        Q_EMIT statusMessage(tr("%1 cancelled.").arg(what));
+    }
+    updateSummary();
+    return error.isEmpty() && hasResult;
+}
+
+void BudgetPanel::onMeasurementFinished(const PlanMeasurement& result)
+{
+    if (!ended(result.error, result.plan.has_value(), tr("Measurement"))) {
+        return;
+    }
+    m_measurement = result;
+    m_progress->setValue(1000);
+    updateSummary();
+    Q_EMIT statusMessage(
+        tr("Plan and recipe measured on %1 held-out anchors.").arg(result.plan->report.anchors));
 }
 
 void BudgetPanel::onSweepFinished(const SweepJobResult& result)
 {
-    m_sweepButton->setEnabled(true);
-    m_cancelButton->setEnabled(false);
-    if (!result.error.isEmpty()) {
-        Q_EMIT statusMessage(tr("Sweep failed: %1").arg(result.error));
-        return;
-    }
-    if (!result.sweep) {
-        Q_EMIT statusMessage(tr("Sweep cancelled."));
+    if (!ended(result.error, result.sweep != nullptr, tr("Sweep"))) {
         return;
     }
     m_sweep = result.sweep;
+    m_scores.reset(); // a sweep by weight error replaces the acceptance scores
+    m_measurement.reset();
     m_progress->setValue(1000);
     rebuildAllocator();
+    setRunning(false);
     Q_EMIT sweepChanged(m_sweep);
     Q_EMIT statusMessage(tr("Sweep done: %1 units in %2 s.")
                              .arg(m_sweep->units.size())
@@ -241,7 +385,10 @@ void BudgetPanel::rebuildAllocator()
 {
     m_allocator.reset();
     m_applied = -1;
-    if (m_sweep) {
+    if (m_scores) {
+        auto in = acceptanceAllocatorInput(*m_sweep, *m_scores->effects);
+        m_allocator = std::make_unique<BudgetAllocator>(std::move(in.sweep), std::move(in.losses));
+    } else if (m_sweep) {
         std::vector<double> alphas;
         try {
             alphas = resolveAlphas(*m_sweep, alphaRules());
@@ -274,7 +421,7 @@ void BudgetPanel::rebuildAllocator()
             const auto same =
                 std::find_if(markers.begin(), markers.end(), [&](const FrontierPlot::Marker& m) {
                     return m.point.streamedBytes == point->streamedBytes && m.point.bytes == point->bytes &&
-                           m.point.weightedError == point->weightedError;
+                           m.point.loss == point->loss;
                 });
             if (same != markers.end()) {
                 same->label += QStringLiteral(", ") + QString::fromStdString(preset.name);
@@ -283,6 +430,8 @@ void BudgetPanel::rebuildAllocator()
             }
         }
     }
+    m_plot->setLossLabel(m_scores ? tr("KL(BF16 ‖ plan) per proposal, summed over units and positions")
+                                  : tr("weighted error E = Σ α·rel_err²"));
     m_plot->setFrontier(m_allocator ? m_allocator->frontier() : std::vector<FrontierPoint>{}, markers);
     m_settingSlider = true;
     m_slider->setEnabled(m_allocator != nullptr);
@@ -293,6 +442,7 @@ void BudgetPanel::rebuildAllocator()
 
 void BudgetPanel::onPlanChanged()
 {
+    m_measurement.reset(); // it measured another plan
     std::optional<FrontierPoint> current;
     if (const auto plan = m_controller->plan(); plan && m_allocator) {
         current = m_allocator->evaluate(*plan);
@@ -343,7 +493,7 @@ void BudgetPanel::applyPoint(int index)
     m_changes->setRowCount(0);
     for (const auto& choice : allocation.units) {
         const Choice now{choice.scheme, choice.scheme->quantizes() ? choice.rounding : &rtnRounding()};
-        for (const auto& module : m_sweep->units[choice.unit].modules) {
+        for (const auto& module : m_allocator->sweep().units[choice.unit].modules) {
             const auto it = before.find(module);
             if (it == before.end() || it->second == now) {
                 continue;
@@ -362,7 +512,15 @@ void BudgetPanel::applyPoint(int index)
     PlanBudget record;
     record.objective = "streamed_bytes";
     record.budgetBytes = allocation.point.streamedBytes;
-    record.weightedError = allocation.point.weightedError;
+    record.weightedError = allocation.point.loss;
+    if (m_scores) {
+        record.acceptanceKl = allocation.point.loss;
+        record.capture = m_scores->objective->inputs().capture.string();
+        record.weightedError = 0;
+        for (const auto& choice : allocation.units) {
+            record.weightedError += choice.relErr * choice.relErr;
+        }
+    }
     record.alpha = alphaRules();
     for (const auto* scheme : m_sweep->candidates) {
         record.candidates.emplace_back(scheme->name);
@@ -374,13 +532,49 @@ void BudgetPanel::applyPoint(int index)
     }
     after.budget = std::move(record);
     m_applied = index;
-    m_controller->edit(
-        after,
-        tr("Budget %1 (E %2)")
-            .arg(localizedBytes(allocation.point.streamedBytes), errorText(allocation.point.weightedError)),
-        QStringLiteral("budget-%1").arg(m_mergeSession));
+    m_controller->edit(after,
+                       tr("Budget %1 (%2 %3)")
+                           .arg(localizedBytes(allocation.point.streamedBytes), m_scores ? tr("KL") : tr("E"),
+                                errorText(allocation.point.loss)),
+                       QStringLiteral("budget-%1").arg(m_mergeSession));
     m_controller->recomputeNow();
     updateSummary();
+}
+
+QString BudgetPanel::acceptanceText() const
+{
+    if (!m_scores) {
+        return tr("Weight error does not predict acceptance: set a capture in the Acceptance tab and press "
+                  "Score by Acceptance to choose plans by what they do to the draft's proposals.");
+    }
+    const auto& split = m_scores->objective->anchors();
+    QString text = tr("Objective: acceptance on %1 (k = %2; chosen on %3 anchors of even samples).")
+                       .arg(QString::fromStdString(m_scores->objective->inputs().capture.filename().string()))
+                       .arg(m_scores->objective->inputs().k)
+                       .arg(split.confirm.size());
+    if (m_measurement) {
+        const auto interval = [](double mean, double low, double high) {
+            return tr("%1 [%2, %3]")
+                .arg(QLocale().toString(mean, 'f', 3), QLocale().toString(low, 'f', 3),
+                     QLocale().toString(high, 'f', 3));
+        };
+        const auto& p = *m_measurement->plan;
+        const auto& r = *m_measurement->recipe;
+        const auto d = pairedDifference(p, r);
+        text += QLatin1Char(' ') +
+                tr("Held out (%1 anchors of odd samples): Δτ plan %2 (%3 streamed), recipe %4 (%5); plan − "
+                   "recipe %6; the plan's KL %7 whole against %8 summed over its units.")
+                    .arg(p.report.anchors)
+                    .arg(interval(p.report.tauDelta, p.report.tauDeltaLow, p.report.tauDeltaHigh),
+                         localizedBytes(p.streamedBytes),
+                         interval(r.report.tauDelta, r.report.tauDeltaLow, r.report.tauDeltaHigh),
+                         localizedBytes(r.streamedBytes), interval(d.mean, d.low, d.high),
+                         errorText(p.confirm.kl),
+                         m_allocator && m_applied >= 0
+                             ? errorText(m_allocator->frontier()[static_cast<std::size_t>(m_applied)].loss)
+                             : tr("n/a"));
+    }
+    return text;
 }
 
 QString BudgetPanel::summaryText() const
@@ -391,29 +585,38 @@ QString BudgetPanel::summaryText() const
 void BudgetPanel::updateSummary()
 {
     if (!m_allocator) {
-        m_summary->setText(m_job->isRunning()
-                               ? tr("Sweeping…")
-                               : tr("Sweep the draft to see the exact trade-off between streamed bytes "
-                                    "and weighted error, then pick a budget."));
+        m_summary->setText(m_job->isRunning()      ? tr("Sweeping…")
+                           : m_scoring.isRunning() ? tr("Scoring by acceptance…")
+                                                   : tr("Sweep the draft to see the exact trade-off between "
+                                                        "streamed bytes and weighted error, then pick a "
+                                                        "budget.") +
+                                                         QLatin1Char(' ') + acceptanceText());
         return;
     }
     const auto& f = m_allocator->frontier();
     const int at = m_slider->value();
     QString text =
-        tr("%1 frontier points (built in %2 ms), sweep %3 s at %4 GB/s.")
-            .arg(f.size())
-            .arg(QLocale().toString(m_allocator->buildSeconds() * 1e3, 'f', 1))
-            .arg(QLocale().toString(m_sweep->seconds, 'f', 1))
-            .arg(QLocale().toString(m_sweep->seconds > 0
-                                        ? static_cast<double>(m_sweep->bytesMeasured) / m_sweep->seconds / 1e9
-                                        : 0.0,
-                                    'f', 2));
+        m_scores
+            ? tr("%1 frontier points (built in %2 ms), scored in %3 s.")
+                  .arg(f.size())
+                  .arg(QLocale().toString(m_allocator->buildSeconds() * 1e3, 'f', 1))
+                  .arg(QLocale().toString(m_sweep->seconds + m_scores->effects->seconds, 'f', 1))
+            : tr("%1 frontier points (built in %2 ms), sweep %3 s at %4 GB/s.")
+                  .arg(f.size())
+                  .arg(QLocale().toString(m_allocator->buildSeconds() * 1e3, 'f', 1))
+                  .arg(QLocale().toString(m_sweep->seconds, 'f', 1))
+                  .arg(QLocale().toString(m_sweep->seconds > 0 ? static_cast<double>(m_sweep->bytesMeasured) /
+                                                                     m_sweep->seconds / 1e9
+                                                               : 0.0,
+                                          'f', 2));
     if (at >= 0 && at < static_cast<int>(f.size())) {
-        text += QLatin1Char(' ') + tr("Budget point: %1 streamed, %2 on disk, E %3.")
+        text += QLatin1Char(' ') + tr("Budget point: %1 streamed, %2 on disk, %3 %4.")
                                        .arg(localizedBytes(f[static_cast<std::size_t>(at)].streamedBytes),
                                             localizedBytes(f[static_cast<std::size_t>(at)].bytes),
-                                            errorText(f[static_cast<std::size_t>(at)].weightedError));
+                                            m_scores ? tr("KL") : tr("E"),
+                                            errorText(f[static_cast<std::size_t>(at)].loss));
     }
+    text += QLatin1Char(' ') + acceptanceText();
     m_summary->setText(text);
 }
 

@@ -1,10 +1,13 @@
 #pragma once
 
 #include "core/plan/budgetallocator.h"
+#include "views/plan/acceptancescoring.h"
 #include "views/plan/planedits.h"
+#include "views/shared/backgroundjob.h"
 
 #include <QStringList>
 #include <QWidget>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -29,6 +32,11 @@ struct SweepJobResult;
 /// is one undoable plan edit (the plan's scheme rules at sweep time plus one rule per unit); a drag is one
 /// undo step. The "what changed" table lists the modules whose scheme or rounding the last application
 /// changed.
+///
+/// The frontier minimises weight error until the draft is scored by acceptance (the Acceptance tab's capture
+/// and target): then every candidate of every unit is measured on the capture, the frontier minimises the
+/// summed KL the choices cost the proposals, and Measure Plan reports the applied plan and the recipe on
+/// held-out samples. The scores are kept, so moving the budget measures nothing again.
 class BudgetPanel : public QWidget
 {
     Q_OBJECT
@@ -52,6 +60,15 @@ class BudgetPanel : public QWidget
     /// @brief The frontier point applied last, or -1.
     int appliedPoint() const { return m_applied; }
     QString summaryText() const;
+    QPushButton* scoreButton() const { return m_scoreButton; }
+    QPushButton* measureButton() const { return m_measureButton; }
+    /// @brief The acceptance scores the frontier is built on, or null (weight error).
+    const AcceptanceScores* scores() const { return m_scores ? &*m_scores : nullptr; }
+    /// @brief The last held-out measurement of the applied plan and the recipe, or null.
+    const PlanMeasurement* measurement() const { return m_measurement ? &*m_measurement : nullptr; }
+    /// @brief Where scoring finds the capture, the target and k: nullopt with a reason when not set.
+    using AcceptanceInputsSource = std::function<std::optional<AcceptanceObjectiveInputs>(QString* why)>;
+    void setAcceptanceInputsSource(AcceptanceInputsSource source) { m_inputsSource = std::move(source); }
     /// @brief The α rules from elsewhere (setExternalAlphas()), empty when none.
     QStringList externalAlphas() const { return m_externalAlphas; }
     /// @brief Every α rule the allocator uses: the role priors when checked, then the external rules
@@ -62,6 +79,11 @@ class BudgetPanel : public QWidget
     /// @brief Sweeps the open draft under the plan's current options.
     void startSweep();
     void cancelSweep();
+    /// @brief Sweeps the open draft and scores every candidate by acceptance on the capture the inputs
+    /// source gives; the frontier then minimises the measured KL.
+    void startScoring();
+    /// @brief Measures the plan in use and the recipe on the held-out samples of the scored capture.
+    void startMeasuring();
     /// @brief Applies frontier point @p index as an undoable plan edit.
     void applyPoint(int index);
     /// @brief Takes α rules "ENTRY=X" from elsewhere (the Acceptance tab's per-unit sensitivity) and rebuilds
@@ -75,7 +97,16 @@ class BudgetPanel : public QWidget
     void statusMessage(const QString& message);
 
   private:
+    /// The open draft when its plan can be swept or scored; otherwise null, and the status bar says why.
+    std::shared_ptr<const Checkpoint> draftToMeasure();
+    /// A background job ended: buttons back; the status bar says so when it failed or was cancelled
+    /// (@p what: "Sweep"). True when there is a result to take.
+    bool ended(const QString& error, bool hasResult, const QString& what);
     void onSweepFinished(const SweepJobResult& result);
+    void onScoresFinished(const AcceptanceScores& result);
+    void onMeasurementFinished(const PlanMeasurement& result);
+    void setRunning(bool running);
+    QString acceptanceText() const;
     void rebuildAllocator();
     void onPlanChanged();
     void onSliderMoved(int value);
@@ -85,6 +116,8 @@ class BudgetPanel : public QWidget
     SweepJob* m_job;
     FrontierPlot* m_plot;
     QPushButton* m_sweepButton;
+    QPushButton* m_scoreButton;
+    QPushButton* m_measureButton;
     QPushButton* m_cancelButton;
     QProgressBar* m_progress;
     QCheckBox* m_priors;
@@ -97,6 +130,11 @@ class BudgetPanel : public QWidget
     QLabel* m_summary;
     QTableWidget* m_changes;
     std::shared_ptr<const SweepResult> m_sweep;
+    std::optional<AcceptanceScores> m_scores; ///< set: the frontier minimises the measured KL
+    std::optional<PlanMeasurement> m_measurement;
+    AcceptanceInputsSource m_inputsSource;
+    BackgroundJob<AcceptanceScores> m_scoring;
+    BackgroundJob<PlanMeasurement> m_measuring;
     std::unique_ptr<BudgetAllocator> m_allocator;
     PlanEdits m_baseEdits; ///< the edits the sweep was made for; applications add rules to these
     int m_applied = -1;

@@ -33,8 +33,7 @@ FrontierPlot::FrontierPlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
                 double bestDistance = 0;
                 for (std::size_t i = 0; i < m_frontier.size(); ++i) {
                     const double dx = m_plot->xAxis->coordToPixel(xOf(m_frontier[i])) - event->position().x();
-                    const double dy =
-                        m_plot->yAxis->coordToPixel(m_frontier[i].weightedError) - event->position().y();
+                    const double dy = m_plot->yAxis->coordToPixel(m_frontier[i].loss) - event->position().y();
                     const double distance = dx * dx + dy * dy;
                     if (best < 0 || distance < bestDistance) {
                         best = static_cast<int>(i);
@@ -61,6 +60,12 @@ void FrontierPlot::setFrontier(const std::vector<FrontierPoint>& frontier, const
 void FrontierPlot::setCurrent(const std::optional<FrontierPoint>& current)
 {
     m_current = current;
+    rebuild();
+}
+
+void FrontierPlot::setLossLabel(const QString& label)
+{
+    m_lossLabel = label;
     rebuild();
 }
 
@@ -106,7 +111,7 @@ void FrontierPlot::rebuild()
     QVector<double> xs, ys;
     for (const auto& p : m_frontier) {
         xs << xOf(p);
-        ys << p.weightedError;
+        ys << p.loss;
     }
     // Sorted by x already (cost increases along the frontier); keep the data index equal to the point index.
     frontier->setData(xs, ys, true);
@@ -119,7 +124,7 @@ void FrontierPlot::rebuild()
         graph->setName(m.label);
         graph->setLineStyle(QCPGraph::lsNone);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 10));
-        graph->setData({xOf(m.point)}, {m.point.weightedError});
+        graph->setData({xOf(m.point)}, {m.point.loss});
         graph->setSelectable(QCP::stNone);
     }
     if (m_current) {
@@ -127,13 +132,13 @@ void FrontierPlot::rebuild()
         graph->setName(tr("current plan"));
         graph->setLineStyle(QCPGraph::lsNone);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(text, 2), Qt::NoBrush, 14));
-        graph->setData({xOf(*m_current)}, {m_current->weightedError});
+        graph->setData({xOf(*m_current)}, {m_current->loss});
         graph->setSelectable(QCP::stNone);
     }
     m_plot->xAxis->setLabel(m_gbps        ? tr("predicted drafter time (ms, %1 GB/s)").arg(*m_gbps)
                             : m_mebibytes ? tr("streamed per draft step (MiB)")
                                           : tr("streamed per draft step (GiB)"));
-    m_plot->yAxis->setLabel(tr("weighted error E = Σ α·rel_err²"));
+    m_plot->yAxis->setLabel(m_lossLabel.isEmpty() ? tr("weighted error E = Σ α·rel_err²") : m_lossLabel);
     m_plot->legend->setVisible(!m_frontier.empty()); // an empty frontier's legend names nothing drawn
     BenchPlot::setEmptyNote(
         *m_plot, nullptr,

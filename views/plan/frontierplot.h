@@ -34,6 +34,8 @@ class FrontierPlot : public QWidget
     void setFrontier(const std::vector<FrontierPoint>& frontier, const std::vector<Marker>& markers);
     /// @brief Marks the plan in use (nullopt: none is on the sweep's units).
     void setCurrent(const std::optional<FrontierPoint>& current);
+    /// @brief What the y axis measures (the allocator's loss); empty: weighted error.
+    void setLossLabel(const QString& label);
     /// @brief Draws the x axis as predicted drafter ms at @p gbps (nullopt: streamed bytes).
     void setBandwidth(std::optional<double> gbps);
     /// @brief The x value a point is drawn at (GiB, MiB or ms).
@@ -59,6 +61,7 @@ class FrontierPlot : public QWidget
     std::vector<Marker> m_markers;
     std::optional<FrontierPoint> m_current;
     std::optional<double> m_gbps;
+    QString m_lossLabel;
     bool m_mebibytes = false; ///< streamed bytes in MiB: every point is under 1 GiB
 };
 

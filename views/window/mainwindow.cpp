@@ -97,6 +97,27 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
             });
     connect(acceptance, &AcceptancePanel::statusMessage, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });
+    // Scoring plans by acceptance reads the capture, target and k set in the Acceptance tab.
+    m_budgetPanel->setAcceptanceInputsSource(
+        [acceptance](QString* why) -> std::optional<AcceptanceObjectiveInputs> {
+            const auto job = acceptance->jobFromInputs(why);
+            if (!job) {
+                return std::nullopt;
+            }
+            AcceptanceObjectiveInputs inputs;
+            inputs.draft = job->draft;
+            inputs.capture = job->capture;
+            inputs.target = job->target;
+            inputs.k = job->options.k;
+            inputs.threads = job->options.threads;
+            inputs.anchors.seed = job->options.seed;
+            // The tab's anchor count sizes the confirmation; the screen takes a quarter of it.
+            if (job->options.anchorCount > 0) {
+                inputs.anchors.confirm = job->options.anchorCount;
+                inputs.anchors.screen = std::max<std::int64_t>(1, job->options.anchorCount / 4);
+            }
+            return inputs;
+        });
     m_benchmarksTab = new BenchmarksTab(m_tabs);
     addTab(QStringLiteral("benchmarks"), m_benchmarksTab, tr("&Benchmarks"));
     // Two checkpoints side by side: a source and any quantized output of it.

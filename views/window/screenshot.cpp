@@ -13,13 +13,16 @@
 #include "views/window/mainwindow.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QLineEdit>
 #include <QPixmap>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSlider>
+#include <QThread>
 #include <QTimer>
 
 namespace spark {
@@ -59,6 +62,22 @@ class JobWait
     bool m_finished = false;
     bool m_succeeded = false;
 };
+
+/// @brief Processes events until @p ready() holds or @p timeoutMs pass: for jobs whose end shows in the
+/// widgets (the Budget tab's buttons come back when scoring or measuring ends).
+template <typename Ready> bool waitUntil(Ready ready, int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (!ready()) {
+        if (clock.elapsed() > timeoutMs) {
+            return false;
+        }
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(5);
+    }
+    return true;
+}
 
 } // namespace
 
@@ -154,11 +173,31 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
         }
     }
 
+    if (request.score) {
+        if (request.acceptanceCapture.isEmpty()) {
+            *error = QApplication::translate("spark::Screenshot", "--score needs --acceptance CAPTURE");
+            return kExitError;
+        }
+        auto* acceptance = window.findChild<AcceptancePanel*>();
+        acceptance->captureEdit()->setText(request.acceptanceCapture);
+        acceptance->targetEdit()->setText(request.acceptanceTarget);
+        BudgetPanel* budget = window.budgetPanel();
+        budget->startScoring();
+        if (!waitUntil([&] { return budget->scoreButton()->isEnabled(); }, request.timeoutMs) ||
+            !budget->scores()) {
+            *error =
+                QApplication::translate("spark::Screenshot", "%1: scoring by acceptance did not finish: %2")
+                    .arg(request.acceptanceCapture, budget->summaryText());
+            return kExitError;
+        }
+    }
+
     if (request.budgetPoint >= 0) {
         QSlider* slider = window.budgetPanel()->budgetSlider();
-        if (!request.sweep || request.budgetPoint > 1 || !slider->isEnabled()) {
-            *error = QApplication::translate("spark::Screenshot",
-                                             "--budget-point takes a fraction from 0 to 1 and needs --sweep");
+        if (!(request.sweep || request.score) || request.budgetPoint > 1 || !slider->isEnabled()) {
+            *error = QApplication::translate(
+                "spark::Screenshot",
+                "--budget-point takes a fraction from 0 to 1 and needs --sweep or --score");
             return kExitError;
         }
         // From the plan as it is, so that the "what changed" table lists what the budget changes in it; a
@@ -170,6 +209,16 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
         }
         slider->setValue(value);
         window.planController()->recomputeNow();
+        if (request.score) {
+            BudgetPanel* budget = window.budgetPanel();
+            budget->startMeasuring();
+            if (!waitUntil([&] { return budget->scoreButton()->isEnabled(); }, request.timeoutMs) ||
+                !budget->measurement()) {
+                *error = QApplication::translate("spark::Screenshot", "%1: the plan could not be measured")
+                             .arg(request.acceptanceCapture);
+                return kExitError;
+            }
+        }
     }
 
     if (!request.compareWith.isEmpty()) {
@@ -209,7 +258,7 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
         }
     }
 
-    if (!request.acceptanceCapture.isEmpty()) {
+    if (!request.acceptanceCapture.isEmpty() && !request.score) {
         auto* acceptance = window.findChild<AcceptancePanel*>();
         acceptance->captureEdit()->setText(request.acceptanceCapture);
         acceptance->targetEdit()->setText(request.acceptanceTarget);

@@ -15,8 +15,11 @@ struct ScreenshotRequest
     QString select;                          ///< tensor (or module/layer row) to select, or empty
     bool analyze = false;                    ///< run analyze (F5) and wait for it before grabbing
     bool sweep = false;                      ///< run the Budget tab's sweep and wait for it
-    /// After the sweep, move the Budget tab's slider to this fraction of its range (0: the smallest plan,
-    /// 1: the most accurate) and apply that plan; a negative value leaves the plan alone.
+    /// Score the draft by acceptance in the Budget tab (on acceptanceCapture) instead of running the
+    /// Acceptance tab; with budgetPoint, that point's plan is then measured on the held-out samples.
+    bool score = false;
+    /// After the sweep or the scoring, move the Budget tab's slider to this fraction of its range (0: the
+    /// smallest plan, 1: the most accurate) and apply that plan; a negative value leaves the plan alone.
     double budgetPoint = -1;
     QString compareWith; ///< a quantized output to compare the checkpoint with
     QString theme;       ///< "light" or "dark" (View ▸ Theme); empty: the system's

@@ -1,0 +1,138 @@
+#include "core/forward/capturehealth.h"
+
+#include "core/forward/draftspec.h"
+#include "core/io/ioerror.h"
+
+#include <cmath>
+#include <numeric>
+
+namespace spark {
+namespace {
+
+/// Counts of one layer's rows in one sample.
+struct RowCounts
+{
+    std::int64_t nonFinite = 0, zero = 0, constant = 0, first = -1;
+};
+
+std::string rowsText(std::int64_t count, std::int64_t of)
+{
+    return std::to_string(count) + " of " + std::to_string(of) + " rows";
+}
+
+} // namespace
+
+bool CaptureHealth::hasErrors() const
+{
+    for (const auto& f : findings) {
+        if (f.severity == CaptureFinding::Severity::Error) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const char* severityName(CaptureFinding::Severity severity)
+{
+    return severity == CaptureFinding::Severity::Error ? "error" : "warning";
+}
+
+CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const ProgressFn& progress)
+{
+    const auto& info = capture.info();
+    const auto layers = static_cast<int>(info.layerIds.size());
+    std::vector<int> slots(static_cast<std::size_t>(layers));
+    std::iota(slots.begin(), slots.end(), 0);
+    const std::int64_t h = info.hiddenSize;
+    CaptureHealth health;
+    for (std::int64_t s = 0; s < capture.sampleCount(); ++s) {
+        if (!reportProgress(progress, static_cast<std::uint64_t>(s),
+                            static_cast<std::uint64_t>(capture.sampleCount()))) {
+            throw IoError(IoErrorKind::Cancelled, "", "capture check cancelled");
+        }
+        const auto length = capture.sampleLength(s);
+        const Activations rows = capture.hidden(s, slots, length);
+        std::vector<RowCounts> counts(static_cast<std::size_t>(layers));
+        for (std::int64_t t = 0; t < length; ++t) {
+            for (int l = 0; l < layers; ++l) {
+                const float* v = rows.row(t) + static_cast<std::int64_t>(l) * h;
+                bool finite = true, zero = true, constant = true;
+                for (std::int64_t i = 0; i < h; ++i) {
+                    finite = finite && std::isfinite(v[i]);
+                    zero = zero && v[i] == 0.0f;
+                    constant = constant && v[i] == v[0];
+                }
+                auto& c = counts[static_cast<std::size_t>(l)];
+                const bool defect = !finite || zero || (constant && h > 1);
+                c.nonFinite += finite ? 0 : 1;
+                c.zero += finite && zero ? 1 : 0;
+                c.constant += finite && !zero && constant && h > 1 ? 1 : 0;
+                if (defect && c.first < 0) {
+                    c.first = t;
+                }
+            }
+        }
+        health.rows += length;
+        const auto file = capture.sampleFile(s).string();
+        for (int l = 0; l < layers; ++l) {
+            const auto& c = counts[static_cast<std::size_t>(l)];
+            const auto field =
+                "hidden_states[layer " + std::to_string(info.layerIds[static_cast<std::size_t>(l)]) + "]";
+            const auto add = [&](CaptureFinding::Severity severity, const char* check,
+                                 const std::string& message) {
+                health.findings.push_back({severity, check, file, s, field, message});
+            };
+            const auto where = " (first at token " + std::to_string(c.first) + ")";
+            if (c.nonFinite > 0) {
+                add(CaptureFinding::Severity::Error, "non-finite",
+                    rowsText(c.nonFinite, length) + " hold NaN or Inf" + where);
+            }
+            if (c.zero == length && length > 0) {
+                add(CaptureFinding::Severity::Error, "all-zero",
+                    "every row is zero: nothing was captured (vLLM's hidden-state extraction wrote all-zero "
+                    "states for hybrid verifiers before vllm#46301)");
+            } else if (c.zero > 0) {
+                add(CaptureFinding::Severity::Warning, "zero-rows",
+                    rowsText(c.zero, length) + " are all zero" + where);
+            }
+            if (c.constant > 0) {
+                add(CaptureFinding::Severity::Warning, "constant-rows",
+                    rowsText(c.constant, length) + " hold one value repeated" + where);
+            }
+        }
+    }
+    health.samples = capture.sampleCount();
+    reportProgress(progress, static_cast<std::uint64_t>(health.samples),
+                   static_cast<std::uint64_t>(health.samples));
+    return health;
+}
+
+HiddenStateCapture openCheckedCapture(const std::filesystem::path& path, std::vector<CaptureFinding>* warnings)
+{
+    auto capture = HiddenStateCapture::open(path);
+    const auto health = checkCaptureHealth(capture);
+    for (const auto& f : health.findings) {
+        if (f.severity == CaptureFinding::Severity::Error) {
+            throw ForwardInputError(f.file, "sample " + std::to_string(f.sample) + ": " + f.field, f.message);
+        }
+        if (warnings) {
+            warnings->push_back(f);
+        }
+    }
+    return capture;
+}
+
+std::string lowAcceptanceHint(double firstPositionAcceptance)
+{
+    if (!(firstPositionAcceptance < 0.05)) {
+        return {};
+    }
+    return "the BF16 draft accepts almost nothing at position 0; this usually means the inputs do not belong "
+           "together: a capture of another target model (or of the target at another precision than the "
+           "draft "
+           "was trained against), layer ids that do not match the draft's (vLLM and SGLang number them one "
+           "apart), a last layer captured after the norm where the draft expects it before, or hidden states "
+           "that are zero (capture check PATH)";
+}
+
+} // namespace spark

@@ -1,0 +1,102 @@
+// `plan --budget --hidden-states` on the trained EAGLE-3 head, as a user runs it: the JSON contract of the
+// acceptance objective, the plan file it saves, and the options it refuses. (The figures themselves are held
+// against the reference's own decoding loop by tools/reference/decode.py allocated and tst_trainedreplay.)
+#include "core/io/checkpoint.h"
+#include "testsupport.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+using namespace spark;
+
+class TestTrainedAllocation : public QObject
+{
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void cliChoosesByAcceptance();
+    void cliRefusesWhatItCannotDo();
+};
+
+void TestTrainedAllocation::cliChoosesByAcceptance()
+{
+    // The trained EAGLE-3 head on the 8 sequences of the speculators directory: small anchor counts keep it
+    // quick; what is checked is the contract, the numbers are checked against the reference loop elsewhere.
+    const auto trained = test::dataPath("trained");
+    QTemporaryDir dir;
+    const auto planFile = dir.filePath(QStringLiteral("plan.json")).toStdString();
+    const auto r = test::runCli({"plan",
+                                 (trained / "eagle3").string(),
+                                 "--budget",
+                                 "preset",
+                                 "--compare-preset",
+                                 "--hidden-states",
+                                 (trained / "capture-hs").string(),
+                                 "--target-model",
+                                 (trained / "target").string(),
+                                 "--k",
+                                 "1",
+                                 "--screen-anchors",
+                                 "8",
+                                 "--confirm-anchors",
+                                 "24",
+                                 "--report-anchors",
+                                 "96",
+                                 "--json",
+                                 "--save-plan",
+                                 planFile});
+    QVERIFY2(r.exitCode == 0, r.err.c_str());
+    const auto a = nlohmann::json::parse(r.out).at("allocation");
+    const auto& acceptance = a.at("acceptance");
+    QCOMPARE(acceptance.at("k").get<int>(), 1);
+    QCOMPARE(acceptance.at("anchors").at("screen").get<int>(), 8);
+    QCOMPARE(acceptance.at("anchors").at("confirm").get<int>(), 24);
+    QCOMPARE(acceptance.at("anchors").at("report").get<int>(), 96);
+    QCOMPARE(acceptance.at("plan").at("report").at("anchors").get<int>(), 96);
+    // The loss is the measured KL, and it is the sum of the chosen units' own KL.
+    double sum = 0;
+    for (const auto& unit : acceptance.at("units")) {
+        sum += unit.at("alone").at("kl").get<double>();
+    }
+    QVERIFY(std::fabs(sum - a.at("acceptance_kl").get<double>()) <= 1e-12 * std::max(1.0, sum));
+    QVERIFY(!a.contains("weighted_error"));
+    QCOMPARE(acceptance.at("plan").at("streamed_bytes"), a.at("streamed_bytes"));
+    // At the recipe's bytes the plan is no larger than the recipe.
+    QVERIFY(a.at("streamed_bytes").get<std::uint64_t>() <=
+            a.at("preset_comparison").at("preset_point").at("streamed_bytes").get<std::uint64_t>());
+    // The saved plan keeps the record and gives the same plan without measuring again.
+    const auto saved = readJsonFile(planFile);
+    QCOMPARE(saved.at("budget").at("acceptance_kl"), a.at("acceptance_kl"));
+    const auto again =
+        test::runCli({"plan", (trained / "eagle3").string(), "--plan-file", planFile, "--json"});
+    QVERIFY2(again.exitCode == 0, again.err.c_str());
+    QCOMPARE(nlohmann::json::parse(again.out).at("streamed_after"), a.at("streamed_bytes"));
+}
+
+void TestTrainedAllocation::cliRefusesWhatItCannotDo()
+{
+    const auto trained = test::dataPath("trained");
+    const auto draft = (trained / "eagle3").string();
+    const auto capture = (trained / "capture-hs").string();
+    const auto refused = [](const std::vector<std::string>& args, const char* says) {
+        const auto r = test::runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.find(says) != std::string::npos, r.err.c_str());
+    };
+    refused({"plan", draft, "--budget", "preset", "--k", "2"}, "--k needs --hidden-states");
+    refused({"plan", draft, "--budget", "preset", "--hidden-states", capture, "--alpha", "Linear=2"},
+            "objective is the measured acceptance");
+    refused({"plan", draft, "--budget", "preset", "--hidden-states", capture, "--best-speed"},
+            "--best-speed needs");
+    refused({"plan", draft, "--budget", "preset", "--hidden-states", capture, "--speed-points", "3"},
+            "--speed-points needs --best-speed");
+    refused({"plan", draft, "--hidden-states", capture}, "needs --budget");
+    refused({"plan", draft, "--budget", "preset", "--hidden-states", (trained / "nothing-here").string()},
+            "nothing-here");
+}
+
+QTEST_GUILESS_MAIN(TestTrainedAllocation)
+#include "tst_trainedallocation.moc"
