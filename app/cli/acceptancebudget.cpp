@@ -79,8 +79,7 @@ std::optional<AcceptanceObjective> acceptanceObjectiveFrom(const Args& args,
     try {
         AcceptanceObjective objective(std::move(in));
         for (const auto& w : objective.captureWarnings()) {
-            std::cerr << "warning: " << w.file << ": sample " << w.sample << ", " << w.field << ": " << w.message
-                      << "\n";
+            std::cerr << findingLine(w) << "\n";
         }
         return objective;
     } catch (const std::invalid_argument& e) {

@@ -178,8 +178,7 @@ int runAcceptance(const std::vector<std::string>& argv)
     const auto run = spark::runAcceptance(job);
     // On stderr: the numbers on stdout stay what a script parses, the reasons to doubt them reach the user.
     for (const auto& w : run.captureWarnings) {
-        std::cerr << "warning: " << w.file << ": sample " << w.sample << ", " << w.field << ": " << w.message
-                  << "\n";
+        std::cerr << findingLine(w) << "\n";
     }
     if (!run.lowAcceptance.empty()) {
         std::cerr << "note: " << run.lowAcceptance << "\n";

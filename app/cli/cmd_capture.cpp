@@ -67,8 +67,7 @@ int runCapture(const std::vector<std::string>& argv)
             std::cout << "  every row of every layer is finite, and none is zero or constant\n";
         }
         for (const auto& f : health.findings) {
-            std::cout << "  " << severityName(f.severity) << ": " << f.file << ": sample " << f.sample << ", "
-                      << f.field << ": " << f.message << "\n";
+            std::cout << "  " << findingLine(f) << "\n";
         }
     }
     return health.hasErrors() ? kExitFailure : kExitOk;

@@ -37,6 +37,12 @@ const char* severityName(CaptureFinding::Severity severity)
     return severity == CaptureFinding::Severity::Error ? "error" : "warning";
 }
 
+std::string findingLine(const CaptureFinding& f)
+{
+    return std::string(severityName(f.severity)) + ": " + f.file + ": sample " + std::to_string(f.sample) +
+           ", " + f.field + ": " + f.message;
+}
+
 CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const ProgressFn& progress)
 {
     const auto& info = capture.info();
@@ -107,7 +113,8 @@ CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const Progre
     return health;
 }
 
-HiddenStateCapture openCheckedCapture(const std::filesystem::path& path, std::vector<CaptureFinding>* warnings)
+HiddenStateCapture openCheckedCapture(const std::filesystem::path& path,
+                                      std::vector<CaptureFinding>* warnings)
 {
     auto capture = HiddenStateCapture::open(path);
     const auto health = checkCaptureHealth(capture);

@@ -40,10 +40,14 @@ CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const Progre
 /// @brief HiddenStateCapture::open() then checkCaptureHealth(): the first error throws ForwardInputError
 /// naming its file, sample and field (an acceptance on such a capture would report a number that means
 /// nothing); the warnings are appended to @p warnings.
-HiddenStateCapture openCheckedCapture(const std::filesystem::path& path, std::vector<CaptureFinding>* warnings);
+HiddenStateCapture openCheckedCapture(const std::filesystem::path& path,
+                                      std::vector<CaptureFinding>* warnings);
 
 /// @brief "error", "warning".
 const char* severityName(CaptureFinding::Severity severity);
+
+/// @brief "warning: FILE: sample S, hidden_states[layer L]: MESSAGE", the line every front end prints.
+std::string findingLine(const CaptureFinding& finding);
 
 /// @brief What a BF16 draft's near-zero acceptance at position 0 usually means, or empty when
 /// @p firstPositionAcceptance is not near zero: the numbers alone read as "this draft is useless", while the
