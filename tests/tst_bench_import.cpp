@@ -378,15 +378,23 @@ void TestBenchImport::malformed_data()
     QTest::addRow("json_duplicate_key") << "json"
                                         << "{\"a\": 1, \"a\": 2}" << 1 << "duplicate key";
     QTest::addRow("jsonl_bad_line") << "json"
-                                    << "{\"a\": 1}\n{\"a\": 2}\n{\"a\": \n"
+                                    << "{\"completed\": 1}\n{\"completed\": 2}\n{\"a\": \n"
                                     << 3 << "malformed JSON";
     QTest::addRow("jsonl_not_object") << "json"
-                                      << "{\"a\": 1}\n{\"a\": 2}\n[1]\n"
+                                      << "{\"completed\": 1}\n{\"completed\": 2}\n[1]\n"
                                       << 3 << "expected a JSON object";
+    QTest::addRow("json_model_config")
+        << "json"
+        << "{\"architectures\": [\"LlamaForCausalLMEagle3\"], \"hidden_size\": 256}" << 1
+        << "a model's config.json, not a vllm bench serve result";
+    QTest::addRow("jsonl_no_result_keys") << "json"
+                                          << "{\"completed\": 1}\n{\"arm\": \"a\"}\n"
+                                          << 2 << "not a vllm bench serve result";
     QTest::addRow("json_array") << "json"
                                 << "[1, 2]" << 1 << "expected a JSON object";
-    QTest::addRow("json_bad_prompt_len") << "json"
-                                         << "{\"arm\": \"a\", \"prompt_len\": \"long\"}" << 1 << "prompt_len";
+    QTest::addRow("json_bad_prompt_len")
+        << "json"
+        << "{\"arm\": \"a\", \"completed\": 1, \"prompt_len\": \"long\"}" << 1 << "prompt_len";
     QTest::addRow("csv_field_count") << "csv"
                                      << "arm,prompt_len,decode_tok_s\na,512,1\nb,512\n"
                                      << 3 << "expected 3 fields";

@@ -409,6 +409,24 @@ class TestGuiBenchTab : public QObject
         // What was imported before stays.
         QCOMPARE(tab.tableModel()->rowCount(), 6);
     }
+
+    void modelConfigIsNotARecord()
+    {
+        // A draft's config.json among the results was a record of no arm, which added an empty arm to every
+        // table and plot and shifted the arms' colours.
+        BenchmarksTab tab;
+        QVERIFY(importAndWait(tab, {benchSample(kCsv)}));
+        const int rows = tab.tableModel()->rowCount();
+        QSignalSpy failed(&tab, &BenchmarksTab::importFailed);
+        const auto config = test::dataPath("trained") / "eagle3" / "config.json";
+        tab.importFiles({QString::fromStdString(config.string())});
+        QVERIFY(failed.wait(30000));
+        const QString message = failed.front().front().toString();
+        QVERIFY2(message.contains(QStringLiteral("config.json:1")) &&
+                     message.contains(QStringLiteral("not a vllm bench serve result")),
+                 qPrintable(message));
+        QCOMPARE(tab.tableModel()->rowCount(), rows);
+    }
 };
 
 QTEST_MAIN(TestGuiBenchTab)

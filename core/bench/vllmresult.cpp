@@ -4,6 +4,7 @@
 #include "core/bench/nonfinitejson.h"
 #include "core/io/strictjson.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -68,6 +69,26 @@ BenchRecord recordFromObject(const nlohmann::json& obj, const ObjectContext& ctx
         throw BenchError(ctx.file, ctx.line,
                          "expected a JSON object (a vllm bench serve result), got " +
                              std::string(obj.type_name()));
+    }
+    // A JSON object that is not a result (a model's config.json dropped among the results) would otherwise
+    // become a record of no arm and no numbers, and add an empty arm to every table and plot.
+    static const char* const kResultKeys[] = {"mean_tpot_ms",
+                                              "output_throughput",
+                                              "completed",
+                                              "duration",
+                                              "request_throughput",
+                                              "total_input_tokens",
+                                              "spec_decode_num_drafts",
+                                              "spec_decode_acceptance_rate"};
+    if (std::none_of(std::begin(kResultKeys), std::end(kResultKeys),
+                     [&](const char* key) { return obj.contains(key); })) {
+        throw BenchError(
+            ctx.file, ctx.line,
+            std::string(obj.contains("architectures") || obj.contains("model_type") ? "a model's config.json"
+                                                                                    : "a JSON object") +
+                ", not a vllm bench serve result (none of mean_tpot_ms, output_throughput, completed, "
+                "duration, request_throughput, total_input_tokens, spec_decode_num_drafts, "
+                "spec_decode_acceptance_rate)");
     }
     BenchRecord record;
     record.sourceFile = ctx.file;
