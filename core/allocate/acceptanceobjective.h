@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/allocate/anchorsplit.h"
-#include "core/forward/capturehealth.h"
 #include "core/forward/acceptancejob.h"
+#include "core/forward/capturehealth.h"
 #include "core/plan/budgetallocator.h"
 #include "core/plan/sensitivitysweep.h"
 

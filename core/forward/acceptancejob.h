@@ -40,7 +40,7 @@ struct AcceptanceRun
     std::optional<AcceptanceSummary> replayBase, replayQuantized;
     std::vector<AnchorOutcome> replayBaseCycles, replayQuantizedCycles;
     std::uint64_t streamedBefore = 0, streamedAfter = 0; ///< bytes per draft step (in-memory plan only)
-    std::vector<CaptureFinding> captureWarnings;          ///< what the capture check warned of
+    std::vector<CaptureFinding> captureWarnings;         ///< what the capture check warned of
     /// What the BF16 draft's near-zero position-0 acceptance usually means (lowAcceptanceHint()), or empty.
     std::string lowAcceptance;
 };

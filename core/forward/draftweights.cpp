@@ -154,7 +154,8 @@ std::shared_ptr<const LinearSource> DraftWeights::linear(const std::string& modu
             m_draft->folder().string(), module + ".weight",
             shared && !m_target
                 ? "missing: the draft shares it with its target (give the target's checkpoint: --target for "
-                  "acceptance, --target-model for plan --hidden-states, --target-checkpoint for quantize --gptq)"
+                  "acceptance, --target-model for plan --hidden-states, --target-checkpoint for quantize "
+                  "--gptq)"
                 : "missing from the draft" + std::string(m_target ? " and the target" : ""));
     }
     return storedLinear(found.checkpoint, *found.tensor);

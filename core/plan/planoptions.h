@@ -11,10 +11,10 @@ namespace spark {
 /// alone reproduce the plan (makePlan() ignores this), and a reader sees what it was optimised for.
 struct PlanBudget
 {
-    std::string objective;          ///< "streamed_bytes", "checkpoint_bytes" or "drafter_ms"
-    std::uint64_t budgetBytes = 0;  ///< the budget, in bytes of the objective's kind
-    std::optional<double> budgetMs; ///< the drafter-time budget (objective "drafter_ms")
-    double weightedError = 0;       ///< E = Σ α·rel_err² of the allocation
+    std::string objective;               ///< "streamed_bytes", "checkpoint_bytes" or "drafter_ms"
+    std::uint64_t budgetBytes = 0;       ///< the budget, in bytes of the objective's kind
+    std::optional<double> budgetMs;      ///< the drafter-time budget (objective "drafter_ms")
+    double weightedError = 0;            ///< E = Σ α·rel_err² of the allocation
     std::vector<std::string> alpha;      ///< the --alpha rules ENTRY=X in effect
     std::vector<std::string> candidates; ///< the candidate schemes swept (empty: every legal one)
     /// The rounding methods the allocator could choose besides rtn and the plan's own (empty: none).
