@@ -129,11 +129,12 @@ class TestCaptureHealth : public QObject
 
     void acceptanceRefusesErrorsAndWarnsOfTheRest()
     {
+        // Every anchor: a run checks the samples it reads, and these read them all.
         const auto trained = test::dataPath("trained");
         const auto run = [&](const std::filesystem::path& capture) {
             return test::runCli({"acceptance", (trained / "dspark").string(), "--hidden-states",
                                  capture.string(), "--target", (trained / "target").string(), "--anchors",
-                                 "16", "--bf16-only"});
+                                 "all", "--k", "1", "--bf16-only"});
         };
         const auto refused = run(m_defective);
         QCOMPARE(refused.exitCode, 2);

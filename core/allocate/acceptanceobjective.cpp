@@ -125,7 +125,7 @@ AcceptanceObjective::AcceptanceObjective(AcceptanceObjectiveInputs inputs) : m_i
     if (m_inputs.k < 1) {
         throw std::invalid_argument("k must be at least 1");
     }
-    auto capture = openCheckedCapture(m_inputs.capture, &m_captureWarnings);
+    auto capture = HiddenStateCapture::open(m_inputs.capture);
     AcceptanceJob job;
     job.draft = m_inputs.draft;
     job.capture = m_inputs.capture;
@@ -147,6 +147,10 @@ AcceptanceObjective::AcceptanceObjective(AcceptanceObjectiveInputs inputs) : m_i
                                     " following tokens inside the generated region");
     }
     m_split = splitAnchors(eligible, m_inputs.anchors);
+    // The confirm anchors hold the screen's; the check reads what scoring and reporting read.
+    auto read = m_split.confirm;
+    read.insert(read.end(), m_split.report.begin(), m_split.report.end());
+    m_captureWarnings = requireHealthySamples(m_state->capture, samplesOf(read));
 }
 
 AcceptanceObjective::~AcceptanceObjective() = default;

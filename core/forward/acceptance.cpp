@@ -181,6 +181,17 @@ std::vector<Anchor> eligibleAnchors(const HiddenStateCapture& capture, int k)
     return out;
 }
 
+std::vector<std::int64_t> samplesOf(const std::vector<Anchor>& anchors)
+{
+    std::vector<std::int64_t> samples;
+    for (const auto& a : anchors) {
+        samples.push_back(a.sample);
+    }
+    std::sort(samples.begin(), samples.end());
+    samples.erase(std::unique(samples.begin(), samples.end()), samples.end());
+    return samples;
+}
+
 std::vector<Anchor> sampleAnchors(const std::vector<Anchor>& eligibleList, std::int64_t count,
                                   std::uint64_t seed)
 {

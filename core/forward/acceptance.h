@@ -61,6 +61,9 @@ struct AcceptanceOptions
 /// whose targets exist, in (sample, position) order.
 std::vector<Anchor> eligibleAnchors(const HiddenStateCapture& capture, int k);
 
+/// @brief The distinct samples of @p anchors, in increasing order.
+std::vector<std::int64_t> samplesOf(const std::vector<Anchor>& anchors);
+
 /// @brief @p count anchors drawn without replacement from @p eligible with a fixed generator seeded by
 /// @p seed (the same seed gives the same anchors on every machine), sorted; all of them when count is 0 or
 /// exceeds the pool.

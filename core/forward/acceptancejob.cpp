@@ -98,7 +98,7 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
 AcceptanceRun runAcceptance(const AcceptanceJob& job)
 {
     AcceptanceRun run;
-    const auto capture = openCheckedCapture(job.capture, &run.captureWarnings);
+    const auto capture = HiddenStateCapture::open(job.capture);
     auto drafts = openAcceptanceDrafts(job, capture);
     run.spec = drafts.spec;
     run.baseName = drafts.baseName;
@@ -110,6 +110,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
     const DraftForward* quantized = drafts.quantized ? &*drafts.quantized : nullptr;
     const auto options = drafts.options(job.options);
     if (job.replay) {
+        run.captureWarnings = requireHealthySamples(capture, {}); // the loop reads every sample
         run.eligibleAnchors = static_cast<std::int64_t>(eligibleAnchors(capture, job.options.k).size());
         run.replayBaseCycles = replayLoop(*drafts.base, capture, options);
         run.replayBase = summarizeAcceptance(run.replayBaseCycles, job.options.k);
@@ -120,6 +121,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
         run.summary = *run.replayBase;
     } else {
         run.anchors = jobAnchors(job, capture, run.eligibleAnchors);
+        run.captureWarnings = requireHealthySamples(capture, samplesOf(run.anchors));
         run.outcomes = evaluateAnchors(*drafts.base, quantized, capture, run.anchors, options);
         run.summary = summarizeAcceptance(run.outcomes, job.options.k);
     }
@@ -134,10 +136,11 @@ std::vector<UnitSensitivity> runSensitivity(const AcceptanceJob& job)
     if (!job.plan || !job.quantized.empty()) {
         throw std::invalid_argument("per-unit sensitivity needs plan options (not --quantized)");
     }
-    const auto capture = openCheckedCapture(job.capture, nullptr);
+    const auto capture = HiddenStateCapture::open(job.capture);
     auto drafts = openAcceptanceDrafts(job, capture);
     std::int64_t eligible = 0;
     const auto anchors = jobAnchors(job, capture, eligible);
+    requireHealthySamples(capture, samplesOf(anchors));
     AcceptanceOptions options = drafts.options(job.options);
     options.progress = nullptr;
     const auto base = evaluateAnchors(*drafts.base, nullptr, capture, anchors, options);

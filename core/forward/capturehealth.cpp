@@ -43,19 +43,26 @@ std::string findingLine(const CaptureFinding& f)
            ", " + f.field + ": " + f.message;
 }
 
-CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const ProgressFn& progress)
+CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const ProgressFn& progress,
+                                 const std::vector<std::int64_t>& samples)
 {
+    std::vector<std::int64_t> all;
+    if (samples.empty()) {
+        all.resize(static_cast<std::size_t>(capture.sampleCount()));
+        std::iota(all.begin(), all.end(), 0);
+    }
+    const auto& toRead = samples.empty() ? all : samples;
     const auto& info = capture.info();
     const auto layers = static_cast<int>(info.layerIds.size());
     std::vector<int> slots(static_cast<std::size_t>(layers));
     std::iota(slots.begin(), slots.end(), 0);
     const std::int64_t h = info.hiddenSize;
     CaptureHealth health;
-    for (std::int64_t s = 0; s < capture.sampleCount(); ++s) {
-        if (!reportProgress(progress, static_cast<std::uint64_t>(s),
-                            static_cast<std::uint64_t>(capture.sampleCount()))) {
+    for (std::size_t n = 0; n < toRead.size(); ++n) {
+        if (!reportProgress(progress, n, toRead.size())) {
             throw IoError(IoErrorKind::Cancelled, "", "capture check cancelled");
         }
+        const std::int64_t s = toRead[n];
         const auto length = capture.sampleLength(s);
         const Activations rows = capture.hidden(s, slots, length);
         std::vector<RowCounts> counts(static_cast<std::size_t>(layers));
@@ -107,26 +114,23 @@ CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const Progre
             }
         }
     }
-    health.samples = capture.sampleCount();
+    health.samples = static_cast<std::int64_t>(toRead.size());
     reportProgress(progress, static_cast<std::uint64_t>(health.samples),
                    static_cast<std::uint64_t>(health.samples));
     return health;
 }
 
-HiddenStateCapture openCheckedCapture(const std::filesystem::path& path,
-                                      std::vector<CaptureFinding>* warnings)
+std::vector<CaptureFinding> requireHealthySamples(const HiddenStateCapture& capture,
+                                                  const std::vector<std::int64_t>& samples)
 {
-    auto capture = HiddenStateCapture::open(path);
-    const auto health = checkCaptureHealth(capture);
-    for (const auto& f : health.findings) {
+    std::vector<CaptureFinding> warnings;
+    for (const auto& f : checkCaptureHealth(capture, {}, samples).findings) {
         if (f.severity == CaptureFinding::Severity::Error) {
             throw ForwardInputError(f.file, "sample " + std::to_string(f.sample) + ": " + f.field, f.message);
         }
-        if (warnings) {
-            warnings->push_back(f);
-        }
+        warnings.push_back(f);
     }
-    return capture;
+    return warnings;
 }
 
 std::string lowAcceptanceHint(double firstPositionAcceptance)

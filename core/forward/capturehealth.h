@@ -29,19 +29,22 @@ struct CaptureHealth
     bool hasErrors() const;
 };
 
-/// @brief Reads every sample of @p capture (one at a time, so memory stays that of one sample) and checks
+/// @brief Reads the samples of @p capture (one at a time, so memory stays that of one sample) and checks
 /// each captured layer's rows: a NaN or Inf value (error: the draft's forward would turn it into noise), a
 /// sample whose rows of a layer are all zero (error: vLLM's hidden-state extraction wrote all-zero states
 /// for hybrid verifiers until vllm#46301, and a draft fed zeros accepts almost nothing), some all-zero rows
 /// (warning), rows whose values are all equal but not zero (warning). One finding per sample, layer and
-/// check. @p progress counts samples; returning false cancels (IoError Cancelled).
-CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const ProgressFn& progress = {});
+/// check. @p samples: the samples to read, in increasing order (empty: every sample). @p progress counts
+/// samples; returning false cancels (IoError Cancelled).
+CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const ProgressFn& progress = {},
+                                 const std::vector<std::int64_t>& samples = {});
 
-/// @brief HiddenStateCapture::open() then checkCaptureHealth(): the first error throws ForwardInputError
-/// naming its file, sample and field (an acceptance on such a capture would report a number that means
-/// nothing); the warnings are appended to @p warnings.
-HiddenStateCapture openCheckedCapture(const std::filesystem::path& path,
-                                      std::vector<CaptureFinding>* warnings);
+/// @brief checkCaptureHealth() of the samples a run reads (@p samples; empty: every sample): the first error
+/// throws ForwardInputError naming its file, sample and field (an acceptance on such a capture would report
+/// a number that means nothing); the warnings are returned. Only what the run reads is checked, so that a
+/// run on a few anchors of a large capture does not read all of it first.
+std::vector<CaptureFinding> requireHealthySamples(const HiddenStateCapture& capture,
+                                                  const std::vector<std::int64_t>& samples);
 
 /// @brief "error", "warning".
 const char* severityName(CaptureFinding::Severity severity);
