@@ -53,7 +53,8 @@ void TestBenchCli::jsonMatchesExpected()
     QCOMPARE(report.at("cells").size(), std::size_t(6));
     const auto* c = findComparison(report, "decode_tok_s", 2048);
     QVERIFY(c);
-    // §4.5, 2048 row: d 1.929167, ν 20.8063, t 6.11967, CI [1.273217, 2.585117], p 4.69615e-06, σ 4.5779.
+    // bench-formats §4.5, 2048 row: d 1.929167, ν 20.8063, t 6.11967, CI [1.273217, 2.585117], p 4.69615e-06,
+    // σ 4.5779.
     QVERIFY(std::abs(c->at("diff").get<double>() - 1.929167) < 5e-7);
     QVERIFY(std::abs(c->at("df").get<double>() - 20.8063) < 5e-5);
     QVERIFY(std::abs(c->at("t").get<double>() - 6.11967) < 5e-6);

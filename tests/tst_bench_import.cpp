@@ -74,7 +74,7 @@ void TestBenchImport::vllmJsonSamples_data()
     QTest::addColumn<double>("draftTokens");
     QTest::addColumn<double>("accepted");
     QTest::addColumn<QList<double>>("perPosition");
-    // §5, printed to the digits shown there.
+    // bench-formats §5, printed to the digits shown there.
     QTest::addRow("bf16") << QString::fromLatin1(kBf16Json) << QStringLiteral("bf16_draft") << 44.11903
                           << 44.74441 << 62.2595 << 2.867786 << 2859.0 << 8577.0 << 5340.0
                           << QList<double>{0.802728, 0.603708, 0.461350};
@@ -117,13 +117,14 @@ void TestBenchImport::vllmJsonSamples()
     }
     QVERIFY(r.counters->invariantViolations().empty());
     QVERIFY(!hasWarning(import.warnings, BenchWarningKind::InvariantViolated));
-    // max_output_tokens_per_s counts chunks, not tokens (§1.3): kept, but never used as a rate.
+    // max_output_tokens_per_s counts chunks, not tokens (bench-formats §1.3): kept, but never used as a rate.
     QVERIFY(r.metrics.count("max_output_tokens_per_s"));
 }
 
 void TestBenchImport::vllmJsonLinesAndQuirks()
 {
-    // The detailed W4A16 sample: Σlen(itls) = drafts (§5), and the pooled decode rate is close to 1000/TPOT.
+    // The detailed W4A16 sample: Σlen(itls) = drafts (bench-formats §5), and the pooled decode rate is close
+    // to 1000/TPOT.
     const auto text = test::readFile(test::dataPath(kW4Json));
     const auto doc = nlohmann::json::parse(text);
     std::size_t chunks = 0;
@@ -215,7 +216,7 @@ void TestBenchImport::metricsPairMatchesJson()
     QCOMPARE(delta.counters.numDrafts, json.counters->numDrafts);
     QCOMPARE(delta.counters.acceptedPerPosition, json.counters->acceptedPerPosition);
 
-    // Other counters of §5: prompt and generation tokens, finished requests.
+    // Other counters of bench-formats §5: prompt and generation tokens, finished requests.
     const PromLabels engine{{"engine", "0"}, {"model_name", "Qwen/Qwen3-32B"}};
     const auto diff = [&](const char* name, const PromLabels& labels) {
         return after.find(name, labels)->value - before.find(name, labels)->value;
@@ -521,7 +522,7 @@ void TestBenchImport::csvLongForm()
     QCOMPARE(first.perPositionAcceptance, (std::vector<double>{0.8167, 0.6171, 0.4650}));
     QCOMPARE(first.counters->numDrafts, 1413.0);
     QCOMPARE(first.counters->draftTokens, 4239.0);
-    // §5 invariants per row: Σ acc_pos = AL − 1 (to rounding), draft tokens = 3 · drafts.
+    // bench-formats §5 invariants per row: Σ acc_pos = AL − 1 (to rounding), draft tokens = 3 · drafts.
     for (const auto& r : import.records) {
         const double sum =
             r.perPositionAcceptance[0] + r.perPositionAcceptance[1] + r.perPositionAcceptance[2];
@@ -587,7 +588,7 @@ void TestBenchImport::specDecodeLogLines()
 
 void TestBenchImport::llamaBench()
 {
-    // Field values from the llama-bench README example shape (§3.2): stddev_ts is the n−1 sd.
+    // Field values from the llama-bench README example shape (bench-formats §3.2): stddev_ts is the n−1 sd.
     const std::string json =
         "[{\"build_commit\": \"abc\", \"model_filename\": \"models/draft-bf16.gguf\", \"n_prompt\": 0, "
         "\"n_gen\": 128, \"n_depth\": 0, \"avg_ts\": 130.0, \"stddev_ts\": 1.5811388300841898, "

@@ -359,7 +359,8 @@ void TestMatcher::matchEnd()
 
 void TestMatcher::fusedShardsDisagree()
 {
-    // vLLM's should_ignore_layer with packed_modules_mapping: q ignored, k/v not → ValueError (§4.3).
+    // vLLM's should_ignore_layer with packed_modules_mapping: q ignored, k/v not → ValueError (format-spec
+    // §4.3).
     const auto ignore = compileEntries({"re:.*\\.q_proj$"});
     const std::string layer = "model.layers.36.self_attn.qkv_proj";
     const auto withMapping = shouldIgnoreLayer(layer, ignore, standardFusedMapping());

@@ -42,11 +42,11 @@ void TestQuantPack::packing_data()
     QTest::addColumn<std::vector<std::int8_t>>("q");
     QTest::addColumn<int>("bits");
     QTest::addColumn<std::vector<std::int32_t>>("expected");
-    // §8.1: element 0 is bits 0-3.
+    // format-spec §8.1: element 0 is bits 0-3.
     QTest::addRow("nibble order") << std::vector<std::int8_t>{-8, -7, -1, 0, 1, 2, 3, 7} << 4
                                   << words({0xFBA98710u});
     QCOMPARE(words({0xFBA98710u})[0], -72775920);
-    // §8.2: 32 values, 4 words.
+    // format-spec §8.2: 32 values, 4 words.
     std::vector<std::int8_t> ramp;
     for (int v = -8; v <= 7; ++v) {
         ramp.push_back(static_cast<std::int8_t>(v));
@@ -56,13 +56,13 @@ void TestQuantPack::packing_data()
     }
     QTest::addRow("32 values") << ramp << 4
                                << std::vector<std::int32_t>{1985229328, -19088744, -1985229329, 19088743};
-    // §8.3: q = 0 everywhere.
+    // format-spec §8.3: q = 0 everywhere.
     QTest::addRow("all zero") << std::vector<std::int8_t>(16, 0) << 4
                               << std::vector<std::int32_t>{-2004318072, -2004318072};
-    // §8.4: 8-bit, 4 values per word, offset 128.
+    // format-spec §8.4: 8-bit, 4 values per word, offset 128.
     QTest::addRow("8-bit") << std::vector<std::int8_t>{-128, -1, 0, 127, 1, 2, 3, 4} << 8
                            << std::vector<std::int32_t>{-8356096, -2071756159};
-    // §8.5: 5 columns: the pad nibbles are 0 in the unsigned domain.
+    // format-spec §8.5: 5 columns: the pad nibbles are 0 in the unsigned domain.
     QTest::addRow("padding 4-bit") << std::vector<std::int8_t>{1, 2, 3, 4, 5} << 4
                                    << std::vector<std::int32_t>{904105};
     QTest::addRow("padding 8-bit") << std::vector<std::int8_t>{1, -1, 0, 2, 3} << 8
@@ -111,7 +111,7 @@ void TestQuantPack::shapeGate_data()
     QTest::addColumn<qulonglong>("in");
     QTest::addColumn<int>("group");
     QTest::addColumn<bool>("accepted");
-    QTest::addRow("laguna g_proj") << 72ull << 3072ull << 128 << false; // §8.13
+    QTest::addRow("laguna g_proj") << 72ull << 3072ull << 128 << false; // format-spec §8.13
     QTest::addRow("in 192") << 128ull << 192ull << 128 << false;
     QTest::addRow("out 1") << 1ull << 256ull << 128 << false;
     QTest::addRow("ok") << 64ull << 128ull << 128 << true;
@@ -144,7 +144,7 @@ void TestQuantPack::zeroGroup()
     QFETCH(spark::DType, dtype);
     QFETCH(float, zero);
     QFETCH(std::vector<std::int32_t>, epsBits);
-    // §8.3: an all-zero group gets the eps scale (CT >= 0.13) and q = 0 → 0x88888888 words.
+    // format-spec §8.3: an all-zero group gets the eps scale (CT >= 0.13) and q = 0 → 0x88888888 words.
     const auto data = encode(dtype, std::vector<float>(2 * 128, zero));
     const auto rows = rowsOf(dtype, data, 2, 128);
     const auto result = quantize(rows, {4, 128});
@@ -156,7 +156,7 @@ void TestQuantPack::zeroGroup()
 
 void TestQuantPack::tieRules()
 {
-    // §8.6: absmax 7.5 → scale exactly 1.0; +7.5 → 7 by clamp, -7.5 → -8, ties to even.
+    // format-spec §8.6: absmax 7.5 → scale exactly 1.0; +7.5 → 7 by clamp, -7.5 → -8, ties to even.
     std::vector<float> w(128, 0.0f);
     const std::vector<float> head{7.5f, -7.5f, 0.5f, 1.5f, 2.5f, -2.5f, 3.5f, -0.5f};
     std::copy(head.begin(), head.end(), w.begin());
@@ -173,7 +173,8 @@ void TestQuantPack::tieRules()
 
 void TestQuantPack::goldenG1()
 {
-    // §8.7 golden G1: [2,128] BF16, w[r][k] = ((k*37 + r*11) % 31 - 15) / 8, per-channel scale = group 128.
+    // format-spec §8.7 golden G1: [2,128] BF16, w[r][k] = ((k*37 + r*11) % 31 - 15) / 8, per-channel scale =
+    // group 128.
     std::vector<float> w(256);
     for (int r = 0; r < 2; ++r) {
         for (int k = 0; k < 128; ++k) {
@@ -199,7 +200,7 @@ void TestQuantPack::goldenG1()
 
 void TestQuantPack::goldenG2()
 {
-    // §8.8 golden G2: the quotient rounded to bf16 turns non-ties into ties (CT-compat mode).
+    // format-spec §8.8 golden G2: the quotient rounded to bf16 turns non-ties into ties (CT-compat mode).
     std::vector<std::uint16_t> bits{0x4040, 0xBFB3, 0x3FB3, 0x3F80, 0xC040, 0x3F1A, 0x4033, 0xBF1A};
     bits.resize(128, 0);
     const auto data = fromBits16(bits);
@@ -219,7 +220,7 @@ void TestQuantPack::goldenG2()
 
 void TestQuantPack::eightBitScale()
 {
-    // §8.9: absmax 1.0 → bf16(1/127.5) = 0x3C01; w = 0.5 → 63.5039 → bf16 63.5 → tie → 64.
+    // format-spec §8.9: absmax 1.0 → bf16(1/127.5) = 0x3C01; w = 0.5 → 63.5039 → bf16 63.5 → tie → 64.
     std::vector<float> w(128, 0.0f);
     w[0] = 1.0f;
     w[1] = 0.5f;

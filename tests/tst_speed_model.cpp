@@ -145,7 +145,7 @@ void TestSpeedModel::glmWorkedExample()
 
 void TestSpeedModel::glmFromRawNumbers()
 {
-    // The same numbers by the formulas of §2–§4 written out, to double precision.
+    // The same numbers by the formulas of speed-model §2–§4 written out, to double precision.
     const auto model = computeSpeedModel(reportOf({kGlmBf16, kGlmW4}), glmOptions());
     const auto& c = *model.cell("bf16_draft", 2048);
     const double tau = 1 + 0.6460 + 0.3872;

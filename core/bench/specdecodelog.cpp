@@ -89,7 +89,8 @@ SpecDecodeLog parseSpecDecodeLog(std::string_view text, const std::string& file,
     for (const auto& e : log.entries) {
         double drafts = 0;
         if (!e.perPositionRates.empty()) {
-            // Draft tokens are k per draft unless the scheduler invalidated some (§2.1 Denominators).
+            // Draft tokens are k per draft unless the scheduler invalidated some (bench-formats §2.1
+            // Denominators).
             drafts = e.draftedTokens / static_cast<double>(e.perPositionRates.size());
         } else if (e.meanAcceptanceLength > 1.0) {
             drafts = std::round(e.acceptedTokens / (e.meanAcceptanceLength - 1.0));

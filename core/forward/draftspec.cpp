@@ -282,7 +282,7 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
         spec.logitScale = top.number("logit_scale", 1.0);
         // vLLM's speculators translation sets dflash_config.causal = not sliding_window_non_causal, with the
         // key absent meaning a bidirectional block (speculators' own training mask differs: there a
-        // sliding window alone also makes the block causal, see docs/draft-graphs.md).
+        // sliding window alone also makes the block causal, see docs/spec/draft-forward.md).
         spec.blockCausal = !top.flag("sliding_window_non_causal", true);
         break;
     }

@@ -25,13 +25,14 @@ struct SafetensorsHeader
     std::uint64_t dataStart() const { return 8 + headerSize; }
 };
 
-/// @brief Reads N from the first 8 bytes and checks it against the file size (§1.3 rows 1–3).
+/// @brief Reads N from the first 8 bytes and checks it against the file size (format-spec §1.3 rows 1–3).
 /// @param fileLabel used in error messages. Throws IoError.
 std::uint64_t readHeaderLength(std::span<const std::byte> head, std::uint64_t fileSize,
                                const std::string& fileLabel);
 
-/// @brief Parses and validates the header JSON exactly as the reference reader does (§1.3 rows 4–10),
-/// and also rejects duplicate keys. Throws IoError naming @p fileLabel and, where relevant, the tensor.
+/// @brief Parses and validates the header JSON exactly as the reference reader does (format-spec §1.3 rows
+/// 4–10), and also rejects duplicate keys. Throws IoError naming @p fileLabel and, where relevant, the
+/// tensor.
 SafetensorsHeader parseSafetensorsHeader(std::string_view headerJson, std::uint64_t fileSize,
                                          const std::string& fileLabel);
 

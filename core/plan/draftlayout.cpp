@@ -31,7 +31,8 @@ std::string parentOf(std::string_view path)
     return dot == std::string_view::npos ? std::string() : std::string(path.substr(0, dot));
 }
 
-/// The module path vLLM's loader sees: "model." stripped, hf_to_vllm_mapper aliases applied (§5.2).
+/// The module path vLLM's loader sees: "model." stripped, hf_to_vllm_mapper aliases applied (format-spec
+/// §5.2).
 std::string canonicalPath(std::string path)
 {
     if (path.starts_with("model.")) {

@@ -101,7 +101,7 @@ IgnoreList buildIgnoreList(const std::vector<PlannedModule>& modules)
         }
     }
     // Heads and embeddings are not Linears ("Linear" never selects them), but newer vLLM asks for a scheme
-    // for ParallelLMHead too; listing them is harmless and matches llm-compressor's habit (§5.6).
+    // for ParallelLMHead too; listing them is harmless and matches llm-compressor's habit (format-spec §5.6).
     for (const auto& m : modules) {
         if ((m.role == ModuleRole::Head || m.role == ModuleRole::Embedding) && m.vllmName != "lm_head" &&
             !m.weightTensor.empty()) {

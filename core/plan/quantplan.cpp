@@ -392,7 +392,7 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         lint.add("scheme", LintSeverity::Error, {}, "the tensor-parallel degree must be at least 1", "");
     }
 
-    // Target layers: vLLM offsets draft layer indices by the target's layer count (§5.1).
+    // Target layers: vLLM offsets draft layer indices by the target's layer count (format-spec §5.1).
     if (options.targetLayers) {
         plan.targetLayers = *options.targetLayers;
         plan.targetLayersKnown = true;
@@ -459,7 +459,8 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         plan.modules.push_back(std::move(m));
     }
 
-    // Decide per vLLM layer: the shards of a fused layer (q/k/v, gate/up) share one decision (§4.3).
+    // Decide per vLLM layer: the shards of a fused layer (q/k/v, gate/up) share one decision (format-spec
+    // §4.3).
     std::map<std::string, std::vector<std::size_t>> units;
     for (std::size_t i = 0; i < plan.modules.size(); ++i) {
         if (plan.modules[i].isLinear()) {
@@ -713,7 +714,7 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         }
     }
 
-    // Sizes (§2.1) and the bytes one draft step streams (gathers excluded).
+    // Sizes (format-spec §2.1) and the bytes one draft step streams (gathers excluded).
     for (auto& m : plan.modules) {
         m.bytesAfter = m.bytes;
         if (m.decision == PlanDecision::Quantize) {

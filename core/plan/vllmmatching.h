@@ -27,7 +27,8 @@ int firstMatch(const std::vector<MatchEntry>& entries, std::string_view name);
 struct IgnoreDecision
 {
     bool ignored = false;
-    /// Non-empty when the shards of a fused layer disagree: vLLM's ValueError text, verbatim (§4.3).
+    /// Non-empty when the shards of a fused layer disagree: vLLM's ValueError text, verbatim (format-spec
+    /// §4.3).
     std::string error;
     /// The entry that ignored the layer (or the first shard's), -1 when none.
     int entryIndex = -1;

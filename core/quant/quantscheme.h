@@ -68,7 +68,8 @@ struct QuantScheme
     /// @brief "W4A16 g128", "W8A16 channel".
     std::string name() const;
     /// @brief Empty when a [@p out, @p in] weight can be quantized and served on every CUDA kernel vLLM may
-    /// pick (the portable rule of §4.6: in % 128 == 0, out % 64 == 0, in % group == 0, on the part each of
+    /// pick (the portable rule of format-spec §4.6: in % 128 == 0, out % 64 == 0, in % group == 0, on the
+    /// part each of
     /// @p tpDegree ranks holds); otherwise a one-line reason naming the failing dimension.
     std::string shapeProblem(std::uint64_t out, std::uint64_t in, TensorSplit split, int tpDegree) const;
     /// @brief Bytes of weight_packed (I32 [out, ceil(in*bits/32)]) + weight_scale ([out, groups] in the

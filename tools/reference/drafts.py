@@ -1,5 +1,5 @@
 """The four draft graphs Sparkulator runs (EAGLE-3, Qwen3 DFlash, Laguna DFlash, DSpark), written in PyTorch
-from the serving semantics (docs/draft-graphs.md), independently of the product's C++ forward. A draft reads
+from the serving semantics (docs/spec/draft-forward.md), independently of the product's C++ forward. A draft reads
 its own config.json keys, keeps its tensors under their checkpoint names, and takes the target's
 embed_tokens / lm_head when it ships none.
 

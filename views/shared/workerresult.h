@@ -11,7 +11,7 @@ namespace spark {
 
 /// @brief The body of a background job's worker: adds @p work()'s result to @p promise, or a default result
 /// whose `error` holds the exception's message, or nothing at all when the work was cancelled (a Cancelled
-/// IoError). No exception may leave a worker thread (conventions: errors are values across threads).
+/// IoError). No exception may leave a worker thread (errors are values across threads, see HACKING.md).
 template <typename Result, typename Work> void addResultOrError(QPromise<Result>& promise, Work&& work)
 {
     Result result;
