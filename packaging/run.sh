@@ -64,8 +64,8 @@ step "quantize to $out, then verify"
 "$cli" quantize "$source" --preset "$preset" --out "$out"
 if [ -z "$arch" ]; then
   step "offline acceptance on held-out code: the BF16 draft against the plan, paired, k = 4"
-  "$cli" acceptance "$source" --hidden-states "$trained/capture" --target "$trained/target" --preset "$preset" \
-    --k 4 --anchors 2000
+  "$cli" acceptance "$source" --hidden-states "$trained/capture" --target-model "$trained/target" \
+    --preset "$preset" --k 4 --anchors 2000
 else
   step "analyze (W4A16 g128 round-to-nearest error per tensor)"
   "$cli" analyze "$source"

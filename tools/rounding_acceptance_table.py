@@ -56,8 +56,8 @@ def main():
             errors = weight_errors(cli, family, scheme)
             for method in METHODS:
                 j = run(cli, ["acceptance", str(TRAINED / family), "--hidden-states", str(TRAINED / "capture"),
-                              "--target", str(TRAINED / "target"), "--k", "4", "--anchors", "all", "--scheme",
-                              f"{entry(family)}={scheme}", "--rounding", method, "--json"])
+                              "--target-model", str(TRAINED / "target"), "--k", "4", "--anchors", "all",
+                              "--scheme", f"{entry(family)}={scheme}", "--rounding", method, "--json"])
                 p = j["positions"]
                 kl = sum(x["mean_kl"] for x in p) / len(p)
                 print(f"| {name} | {scheme} | {method} | {interval(j['tau_delta'], j['tau_delta_ci'])} "

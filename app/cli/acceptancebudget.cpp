@@ -45,11 +45,27 @@ nlohmann::ordered_json differenceJson(const PairedDifference& d)
 
 } // namespace
 
-const std::vector<std::string>& acceptanceBudgetOptionNames()
+OptionTable acceptanceBudgetOptionTable()
 {
-    static const std::vector<std::string> names{"hidden-states",   "target-model",   "k",    "screen-anchors",
-                                                "confirm-anchors", "report-anchors", "seed", "speed-points"};
-    return names;
+    return {
+        {"hidden-states", "CAPTURE", "",
+         "with a budget: choose by the acceptance measured on this capture of target hidden states instead "
+         "of weight error"},
+        {"target-model", "PATH", "",
+         "the target model's checkpoint, for drafts that read its embeddings or head (with --hidden-states)"},
+        {"k", "K", "3", "proposals per verify cycle the acceptance is measured at (with --hidden-states)"},
+        {"screen-anchors", "N", "64",
+         "anchors every candidate of every unit is screened on (with --hidden-states)"},
+        {"confirm-anchors", "N", "256",
+         "anchors the screen's survivors and the plan are measured on (with --hidden-states)"},
+        {"report-anchors", "N|all", "all",
+         "held-out anchors the chosen plan and the recipe are reported on (with --hidden-states)"},
+        {"seed", "S", "0", "seed of the anchor draw (with --hidden-states)"},
+        {"best-speed", "", "",
+         "of the frontier's plans within the budget, take the best predicted speed (needs --hidden-states, "
+         "--drafter-ms and --cycle-ms)"},
+        {"speed-points", "N", "12", "frontier plans measured for --best-speed (with --best-speed)"},
+    };
 }
 
 std::optional<AcceptanceObjective> acceptanceObjectiveFrom(const Args& args,
@@ -57,9 +73,9 @@ std::optional<AcceptanceObjective> acceptanceObjectiveFrom(const Args& args,
 {
     const auto capture = args.value("hidden-states");
     if (!capture) {
-        for (const auto& name : acceptanceBudgetOptionNames()) {
-            if (args.value(name)) {
-                throw UsageError("--" + name +
+        for (const auto& option : acceptanceBudgetOptionTable()) {
+            if (args.value(std::string(option.name))) {
+                throw UsageError("--" + std::string(option.name) +
                                  " needs --hidden-states CAPTURE (acceptance as the objective)");
             }
         }

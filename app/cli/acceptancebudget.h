@@ -12,8 +12,8 @@ namespace spark::cli {
 
 /// @brief The options of `plan --budget` that make acceptance its objective: --hidden-states CAPTURE,
 /// --target-model DIR, --k N, --screen-anchors N, --confirm-anchors N, --report-anchors N|all, --seed N,
-/// --speed-points N (with the flag --best-speed).
-const std::vector<std::string>& acceptanceBudgetOptionNames();
+/// --speed-points N and the flag --best-speed.
+OptionTable acceptanceBudgetOptionTable();
 
 /// @brief The acceptance objective when --hidden-states is given (opened at once, so that a bad capture or
 /// target fails before the sweep), else nullopt. UsageError for options without --hidden-states.

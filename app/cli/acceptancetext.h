@@ -14,7 +14,7 @@ namespace spark::cli {
 void printAcceptance(std::ostream& out, const AcceptanceSummary& summary, const std::string& baseName,
                      const std::string& quantName, const std::optional<AcceptanceSpeed>& speed);
 
-/// @brief The JSON report of `acceptance` (fields documented in the README).
+/// @brief The JSON report of `acceptance` (fields documented in docs/acceptance.md).
 nlohmann::ordered_json acceptanceJson(const AcceptanceSummary& summary, const std::string& baseName,
                                       const std::string& quantName,
                                       const std::optional<AcceptanceSpeed>& speed);

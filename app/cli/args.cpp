@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iostream>
 
 namespace spark::cli {
 
-Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags,
-           const std::vector<std::string>& options)
+Args::Args(const std::vector<std::string>& argv, const OptionTable& table)
 {
-    auto contains = [](const std::vector<std::string>& list, const std::string& s) {
-        return std::find(list.begin(), list.end(), s) != list.end();
-    };
+    std::vector<std::string_view> noticed; // one deprecation notice per spelling, however often it is given
     bool onlyPositional = false;
     for (std::size_t i = 0; i < argv.size(); ++i) {
         const auto& arg = argv[i];
@@ -29,21 +27,32 @@ Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>&
             inlineValue = name.substr(eq + 1);
             name = name.substr(0, eq);
         }
-        if (contains(flags, name)) {
+        const auto option =
+            std::find_if(table.begin(), table.end(), [&](const Option& o) { return o.name == name; });
+        if (option == table.end()) {
+            throw UsageError("unknown option --" + name);
+        }
+        if (option->value.empty()) {
             if (inlineValue) {
                 throw UsageError("--" + name + " takes no value");
             }
-            m_flags.push_back(name);
-        } else if (contains(options, name)) {
-            if (!inlineValue) {
-                if (i + 1 >= argv.size()) {
-                    throw UsageError("--" + name + " needs a value");
-                }
-                inlineValue = argv[++i];
+        } else if (!inlineValue) {
+            if (i + 1 >= argv.size()) {
+                throw UsageError("--" + name + " needs a value");
             }
+            inlineValue = argv[++i];
+        }
+        if (!option->replacedBy.empty()) {
+            if (std::find(noticed.begin(), noticed.end(), option->name) == noticed.end()) {
+                deprecationNotice("--" + name, option->replacedBy);
+                noticed.push_back(option->name);
+            }
+            name = std::string(option->replacedBy);
+        }
+        if (inlineValue) {
             m_values[name].push_back(*inlineValue);
         } else {
-            throw UsageError("unknown option --" + name);
+            m_flags.push_back(name);
         }
     }
 }
@@ -123,6 +132,11 @@ void Args::expectPositional(std::size_t min, std::size_t max) const
     if (m_positional.size() < min || m_positional.size() > max) {
         throw UsageError(m_positional.size() < min ? "missing argument" : "too many arguments");
     }
+}
+
+void deprecationNotice(const std::string& old, std::string_view replacement)
+{
+    std::cerr << "sparkulator-cli: " << old << " is deprecated, use --" << replacement << "\n";
 }
 
 unsigned long long parseByteSize(const std::string& text)

@@ -1,14 +1,17 @@
 #pragma once
 
+#include "options.h"
+
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace spark::cli {
 
-/// @brief Thrown for a malformed command line; main() prints it with the command's usage, exit 2.
+/// @brief Thrown for a malformed command line; main() prints it with the command's usage line, exit 2.
 class UsageError : public std::runtime_error
 {
   public:
@@ -16,13 +19,13 @@ class UsageError : public std::runtime_error
 };
 
 /// @brief A small, strict option parser: `--name value`, `--name=value`, repeatable options and flags.
-/// Unknown options are errors (typos must not be silently ignored in scripts).
+/// Options not in the command's table are errors (typos must not be silently ignored in scripts).
 class Args
 {
   public:
-    /// @param flags options without a value; @param options options that take one (possibly repeated).
-    Args(const std::vector<std::string>& argv, const std::vector<std::string>& flags,
-         const std::vector<std::string>& options);
+    /// @param table the command's options (entries without a value are flags). A deprecated spelling is
+    /// stored under its replacement's name, after one notice on stderr (deprecationNotice()).
+    Args(const std::vector<std::string>& argv, const OptionTable& table);
 
     bool flag(const std::string& name) const;
     std::optional<std::string> value(const std::string& name) const;
@@ -40,6 +43,9 @@ class Args
     std::vector<std::string> m_flags;
     std::vector<std::string> m_positional;
 };
+
+/// @brief Prints "sparkulator-cli: OLD is deprecated, use --REPLACEMENT" on stderr (@p old with its dashes).
+void deprecationNotice(const std::string& old, std::string_view replacement);
 
 /// @brief "2GB", "500MiB", "1024" → bytes. UsageError when malformed.
 unsigned long long parseByteSize(const std::string& text);

@@ -4,10 +4,14 @@
 
 namespace spark::cli {
 
-const std::vector<std::string>& backendOptionNames()
+OptionTable backendOptionTable()
 {
-    static const std::vector<std::string> names{"backend", "cuda-memory"};
-    return names;
+    return {
+        {"backend", "auto|cpu|cuda", "auto",
+         "where quantization runs (auto: CUDA when a device is present, else the CPU); CUDA serves "
+         "the integer schemes W4A16/W8A16, the others run on the CPU"},
+        {"cuda-memory", "SIZE", "256MiB", "device memory the CUDA backend may use (at least 16MiB)"},
+    };
 }
 
 std::unique_ptr<QuantBackend> backendFrom(const Args& args)

@@ -11,7 +11,7 @@
 namespace spark::cli {
 
 /// @brief The options backendFrom() reads: `--backend auto|cpu|cuda` and `--cuda-memory SIZE`.
-const std::vector<std::string>& backendOptionNames();
+OptionTable backendOptionTable();
 
 /// @brief The backend named by `--backend` (default auto), with `--cuda-memory` as the CUDA backend's
 /// device-memory budget (default 256 MiB). A fallback notice ("no CUDA device: using the CPU backend")

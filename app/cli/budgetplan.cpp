@@ -55,21 +55,34 @@ std::vector<std::string> alphaRules(const Args& args)
 
 } // namespace
 
-const std::vector<std::string>& budgetOptionNames()
+OptionTable budgetOptionTable()
 {
-    static const std::vector<std::string> names = [] {
-        std::vector<std::string> n{"budget", "budget-file", "budget-ms", "candidates",
-                                   "alpha",  "alpha-from",  "threads",   "rounding-candidates"};
-        n.insert(n.end(), acceptanceBudgetOptionNames().begin(), acceptanceBudgetOptionNames().end());
-        return n;
-    }();
-    return names;
-}
-
-const std::vector<std::string>& budgetFlagNames()
-{
-    static const std::vector<std::string> names{"compare-preset", "best-speed"};
-    return names;
+    return joinTables(
+        {{
+             {"budget", "SIZE|preset", "",
+              "choose a scheme per unit for the least weighted error within SIZE streamed per draft step "
+              "(preset: what the plan without a budget streams); excludes --budget-file and --budget-ms"},
+             {"budget-file", "SIZE|preset", "",
+              "the same within SIZE of checkpoint on disk; excludes --budget and --budget-ms"},
+             {"budget-ms", "MS", "",
+              "the same within a predicted drafter time (needs --drafter-ms or --bandwidth-gbps / --device); "
+              "excludes --budget and --budget-file"},
+             {"candidates", "S,S,...", "every product scheme",
+              "the schemes the allocator may choose, BF16 always (with a budget)"},
+             {"rounding-candidates", "M,M,...", "rtn (with --hidden-states: rtn,mse,range)",
+              "the rounding methods the allocator may choose per unit besides rtn (with a budget)"},
+             {"alpha", "ENTRY=X", "1",
+              "weight X of the units ENTRY matches in the weighted error (repeatable, the last match wins; "
+              "with a budget, not with --hidden-states)"},
+             {"alpha-from", "FILE", "",
+              "weights measured by acceptance --per-unit --sensitivity-out FILE, before the --alpha rules "
+              "(with a budget, not with --hidden-states)"},
+             kThreadsOption,
+             {"compare-preset", "", "",
+              "compare the allocation with the plan without a budget, at its bytes and at its error (with a "
+              "budget)"},
+         },
+         acceptanceBudgetOptionTable()});
 }
 
 bool budgetRequested(const Args& args)

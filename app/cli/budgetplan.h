@@ -14,11 +14,9 @@ namespace spark::cli {
 /// @brief The options `plan` takes for a budget: --budget SIZE|preset, --budget-file SIZE|preset,
 /// --budget-ms MS, --candidates S,S,..., --rounding-candidates M,M,... (rounding methods the allocator may
 /// choose per unit besides rtn), --alpha ENTRY=X (repeatable), --alpha-from FILE (α from `acceptance
-/// --per-unit --sensitivity-out FILE`, before the --alpha rules), --threads N, and the acceptance objective's
-/// options (acceptancebudget.h).
-const std::vector<std::string>& budgetOptionNames();
-/// @brief The flags: --compare-preset.
-const std::vector<std::string>& budgetFlagNames();
+/// --per-unit --sensitivity-out FILE`, before the --alpha rules), --threads N, the flag --compare-preset, and
+/// the acceptance objective's options (acceptancebudget.h).
+OptionTable budgetOptionTable();
 /// @brief True when one of --budget, --budget-file, --budget-ms is given (UsageError for more than one).
 bool budgetRequested(const Args& args);
 

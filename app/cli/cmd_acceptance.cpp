@@ -1,4 +1,4 @@
-// `acceptance DRAFT --hidden-states FILE|DIR [--target PATH] [plan options | --quantized CKPT] [--k K]
+// `acceptance DRAFT --hidden-states FILE|DIR [--target-model PATH] [plan options | --quantized CKPT] [--k K]
 // [--anchors N|all] [--seed S] [--replay] [--json] [--dump-logits OUT --max-anchors M]
 // [--drafter-ms MS --cycle-ms MS [--saving-ms MS]] [--per-unit --sensitivity-out FILE]`.
 #include "acceptancetext.h"
@@ -11,7 +11,9 @@
 #include "planargs.h"
 #include "progressbar.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -99,16 +101,65 @@ void exportRates(const std::string& path, const Args& args, const AcceptanceJob&
               << " rates, k = " << json["source"]["k"] << ")\n";
 }
 
+/// Until the next release `--target DIR` still names the target model, as it did before --target became
+/// the plan's target entry here too: a --target naming an existing folder.
+bool isOldTargetModel(const std::string& target)
+{
+    return std::filesystem::is_directory(target);
+}
+
 } // namespace
+
+OptionTable acceptanceOptions()
+{
+    return joinTables(
+        {{
+             {"hidden-states", "FILE|DIR", "",
+              "the capture of target hidden states: a capture file or its hs_*.safetensors directory "
+              "(required)"},
+             {"target-model", "PATH", "",
+              "the target model's checkpoint, for drafts that read its embeddings or head and for captures "
+              "that are not greedy (a --target naming a folder is still read as this, deprecated)"},
+             {"quantized", "CKPT", "",
+              "compare with this compressed-tensors export of the draft instead of a plan applied in memory "
+              "(excludes the plan options)"},
+             {"bf16-only", "", "",
+              "the draft alone, without the plan options (it may itself be a compressed-tensors export)"},
+             {"k", "K", "2", "proposals per verify cycle"},
+             {"anchors", "N|all", "512", "anchors sampled from the eligible ones, or all of them"},
+             {"seed", "S", "0", "seed of the anchor draw"},
+             {"batch", "N", "64", "anchors per forward pass (memory: activations and logits)"},
+             kThreadsOption,
+             {"replay", "", "",
+              "replay the online loop (each cycle starts after the last accepted token) instead of paired "
+              "anchors"},
+             kJsonOption,
+             {"dump-logits", "OUT.safetensors", "",
+              "write the logits of the first anchors (with --max-anchors)"},
+             {"max-anchors", "M", "",
+              "anchors whose logits are written, [M, k, V] floats (with --dump-logits)"},
+             {"drafter-ms", "MS", "",
+              "the profiled BF16 drafter time per cycle: predicts the tok/s change of the quantized draft "
+              "(with --cycle-ms)"},
+             {"cycle-ms", "MS", "", "the measured verify cycle time (BF16 draft), with --drafter-ms"},
+             {"saving-ms", "MS", "from the plan's streamed bytes",
+              "the drafter time per cycle the quantized draft saves (with --drafter-ms; required with "
+              "--quantized)"},
+             {"per-unit", "", "",
+              "the tau change of each decision unit quantized alone, the rest BF16 (a sensitivity run)"},
+             {"sensitivity-out", "FILE", "",
+              "write the results to FILE, which plan --alpha-from reads (with --per-unit)"},
+             {"export-rates", "FILE", "",
+              "write the per-position acceptance as vLLM's synthetic rejection sampler takes it"},
+             {"rates-of", "bf16|quantized", "quantized when one ran, else bf16",
+              "whose rates to export (with --export-rates)"},
+         },
+         planOptionTable()});
+}
 
 int runAcceptance(const std::vector<std::string>& argv)
 {
-    auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(),
-                       {"hidden-states", "target", "quantized", "k", "anchors", "seed", "batch", "threads",
-                        "dump-logits", "max-anchors", "drafter-ms", "cycle-ms", "saving-ms",
-                        "sensitivity-out", "export-rates", "rates-of"});
-    const Args args(argv, {"json", "replay", "per-unit", "bf16-only"}, optionNames);
+    const Args args(argv, acceptanceOptions());
     args.expectPositional(1);
     AcceptanceJob job;
     job.draft = args.positional()[0];
@@ -117,20 +168,33 @@ int runAcceptance(const std::vector<std::string>& argv)
         throw UsageError("--hidden-states FILE|DIR is required");
     }
     job.capture = *capture;
-    job.target = args.value("target", "");
+    job.target = args.value("target-model", "");
+    const auto targets = args.values("target");
+    for (const auto& target : targets) {
+        if (isOldTargetModel(target)) {
+            if (args.value("target-model")) {
+                throw UsageError("--target " + target + " and --target-model both name the target model");
+            }
+            deprecationNotice("--target " + target, "target-model");
+            job.target = target;
+        }
+    }
     job.quantized = args.value("quantized", "");
-    bool planGiven = false;
-    for (const auto& name : planOptionNames()) {
-        // --target names the target checkpoint here, not a plan target entry.
-        planGiven = planGiven || (name != "target" && args.value(name).has_value());
+    bool planGiven =
+        std::any_of(targets.begin(), targets.end(), [](const auto& t) { return !isOldTargetModel(t); });
+    for (const auto& option : planOptionTable()) {
+        planGiven = planGiven || (option.name != "target" && args.value(std::string(option.name)));
     }
     if (!job.quantized.empty() && planGiven) {
         throw UsageError("--quantized and plan options exclude each other");
     }
     if (job.quantized.empty() && !args.flag("bf16-only")) {
         job.plan = planOptionsFrom(args);
-        // planOptionsFrom appended --target as plan entries (last); here it is the target checkpoint.
-        job.plan->targets.resize(job.plan->targets.size() - args.values("target").size());
+        // planOptionsFrom appended the command line's --target values after the plan file's: drop those
+        // that named the target model.
+        auto& entries = job.plan->targets;
+        const auto commandLine = entries.end() - static_cast<std::ptrdiff_t>(targets.size());
+        entries.erase(std::remove_if(commandLine, entries.end(), isOldTargetModel), entries.end());
     }
     job.options.k = static_cast<int>(args.integer("k", 2, 1, 64));
     const auto anchors = args.value("anchors", "512");

@@ -81,12 +81,21 @@ nlohmann::ordered_json statsJson(const TensorAnalysis& a)
 
 } // namespace
 
+OptionTable analyzeOptions()
+{
+    return joinTables(
+        {withOption(planOptionTable(),
+                    {"scheme", "S|ENTRY=S", "the --bits/--group scheme",
+                     "S: measure every weight under S (not BF16); ENTRY=S: a rule, each module is "
+                     "measured under the scheme the plan gives it (repeatable)"}),
+         {kThreadsOption},
+         backendOptionTable(),
+         {kJsonOption}});
+}
+
 int runAnalyze(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames = planOptionNames();
-    optionNames.push_back("threads");
-    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
-    const Args args(argv, {"json"}, optionNames);
+    const Args args(argv, analyzeOptions());
     args.expectPositional(1);
     // --scheme NAME measures everything under NAME; --scheme ENTRY=SCHEME rules go to the plan.
     auto planOptions = planOptionsFrom(args);

@@ -24,9 +24,14 @@ std::string idsText(const std::vector<int>& ids)
 
 } // namespace
 
+OptionTable captureOptions()
+{
+    return {kJsonOption};
+}
+
 int runCapture(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"json"}, {});
+    const Args args(argv, captureOptions());
     args.expectPositional(2);
     if (args.positional()[0] != "check") {
         throw UsageError("unknown capture action '" + args.positional()[0] + "' (known: check)");

@@ -15,13 +15,17 @@
 
 namespace spark::cli {
 
+OptionTable cardOptions()
+{
+    return joinTables({{{"out", "FILE", "stdout", "write the card to FILE (replaced whole or not at all)"}},
+                       planOptionTable(),
+                       cardOptionTable(),
+                       cardSpeedOptionTable()});
+}
+
 int runCard(const std::vector<std::string>& argv)
 {
-    auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), cardOptionNames().begin(), cardOptionNames().end());
-    optionNames.insert(optionNames.end(), cardSpeedOptionNames().begin(), cardSpeedOptionNames().end());
-    optionNames.push_back("out");
-    const Args args(argv, {}, optionNames);
+    const Args args(argv, cardOptions());
     args.expectPositional(1);
     const auto source = Checkpoint::open(args.positional()[0]);
     std::vector<TensorInfo> infos;

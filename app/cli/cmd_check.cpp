@@ -38,9 +38,20 @@ std::string bitsText(double bits)
 
 } // namespace
 
+OptionTable checkOptions()
+{
+    return {
+        {"vllm-version", "V", "newest", "judge by the rules of this vLLM release (e.g. 0.11.2), or newest"},
+        kTargetLayersOption,
+        {"modules", "", "",
+         "also list every module: stored scheme, bits per weight, bytes and what vLLM loads"},
+        kJsonOption,
+    };
+}
+
 int runCheck(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"json", "modules"}, {"vllm-version", "target-layers"});
+    const Args args(argv, checkOptions());
     args.expectPositional(1);
     CheckOptions options;
     if (const auto version = args.value("vllm-version")) {

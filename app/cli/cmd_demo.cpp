@@ -12,11 +12,26 @@
 
 namespace spark::cli {
 
+OptionTable demoOptions()
+{
+    return {
+        {"arch", "laguna-dflash|glm-dspark|qwen3-dflash|llama-eagle3", "",
+         "the architecture to imitate (required)"},
+        {"out", "DIR", "", "the folder to write the draft to (required)"},
+        {"scale", "tiny|full", "tiny",
+         "tiny: every name and structure with small dimensions; full: real sizes"},
+        {"seed", "N", "0", "seed of the synthetic weights (and capture)"},
+        kThreadsOption,
+        {"max-shard-size", "SIZE", "one file", "split the weights into shards of at most SIZE (e.g. 2GB)"},
+        {"capture", "DIR", "", "also write a synthetic capture of target hidden states for the draft there"},
+        {"capture-samples", "N", "4", "samples in the synthetic capture (with --capture)"},
+        {"capture-length", "T", "96", "tokens per sample, at least 24 (with --capture)"},
+    };
+}
+
 int runDemo(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {},
-                    {"arch", "scale", "out", "seed", "threads", "max-shard-size", "capture",
-                     "capture-samples", "capture-length"});
+    const Args args(argv, demoOptions());
     args.expectPositional(0);
     const auto arch = args.value("arch");
     const auto out = args.value("out");

@@ -11,9 +11,14 @@
 
 namespace spark::cli {
 
+OptionTable inspectOptions()
+{
+    return {kJsonOption};
+}
+
 int runInspect(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {"json"}, {});
+    const Args args(argv, inspectOptions());
     args.expectPositional(1);
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
     const auto arch = detectArchitecture(checkpoint.config());

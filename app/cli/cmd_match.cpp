@@ -8,9 +8,14 @@
 
 namespace spark::cli {
 
+OptionTable matchOptions()
+{
+    return {};
+}
+
 int runMatch(const std::vector<std::string>& argv)
 {
-    const Args args(argv, {}, {});
+    const Args args(argv, matchOptions());
     args.expectPositional(2, std::numeric_limits<std::size_t>::max());
     const MatchEntry entry(args.positional().front());
     if (!entry.isValid()) {

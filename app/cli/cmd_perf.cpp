@@ -131,12 +131,36 @@ std::string ratioLine(const char* name, double gbps, double memory, double file)
 
 } // namespace
 
+OptionTable perfOptions()
+{
+    return joinTables({{
+                           {"size", "GIB", "1", "size of the generated bf16 workload, in (0, 64] GiB"},
+                           kThreadsOption,
+                           {"scheme", "S|all", "",
+                            "also time quantize+pack of S (every product scheme but BF16: all) against W4A16 "
+                            "(repeatable)"},
+                           {"rounding", "mse|range", "",
+                            "also time W4A16's range search + encode under this method on a 16 MiB slice "
+                            "(repeatable)"},
+                       },
+                       backendOptionTable(),
+                       {
+                           {"forward", "DRAFT", "",
+                            "instead, time the offline-acceptance forward of DRAFT (BF16 and the default "
+                            "plan) and its GEMM against a plain sgemm"},
+                           {"target-model", "PATH", "",
+                            "with --forward: the target model's checkpoint, for drafts that read its "
+                            "embeddings or head"},
+                           {"k", "K", "2", "with --forward: proposals per verify cycle"},
+                           {"anchors", "N", "64", "with --forward: anchors timed"},
+                           {"context", "T", "512", "with --forward: tokens of the random capture's sequence"},
+                           {"target", "PATH", "", "deprecated spelling of --target-model", "target-model"},
+                       }});
+}
+
 int runPerf(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames{"size",   "threads", "scheme",  "rounding", "forward",
-                                         "target", "k",       "anchors", "context"};
-    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
-    const Args args(argv, {}, optionNames);
+    const Args args(argv, perfOptions());
     args.expectPositional(0, 0);
     const double gib = args.number("size", 1.0);
     if (!(gib > 0.0) || gib > 64.0) {

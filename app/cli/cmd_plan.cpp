@@ -264,15 +264,31 @@ void printText(const QuantPlan& plan, const TimingPrediction& prediction, const 
 
 } // namespace
 
+OptionTable planOptions()
+{
+    return joinTables(
+        {planOptionTable(),
+         {
+             {"save-plan", "FILE", "",
+              "write the plan's options (with a budget: the allocation's rules) to FILE"},
+             {"drafter-ms", "MS", "",
+              "the measured drafter time per step (BF16): predicts the drafter time after quantization"},
+             {"bandwidth-gbps", "X", "",
+              "without a measured drafter time, predict it from the streamed bytes at X GB/s (excludes "
+              "--device)"},
+             {"device", "gb10|h200", "",
+              "the bandwidth of this device (excludes --bandwidth-gbps); with a budget, only schemes with a "
+              "kernel there"},
+             {"cycle-ms", "MS", "",
+              "the measured verify cycle time (BF16 draft): predicts the decode speedup"},
+             kJsonOption,
+         },
+         budgetOptionTable()});
+}
+
 int runPlan(const std::vector<std::string>& argv)
 {
-    auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), {"drafter-ms", "bandwidth-gbps", "device", "cycle-ms"});
-    optionNames.push_back("save-plan");
-    optionNames.insert(optionNames.end(), budgetOptionNames().begin(), budgetOptionNames().end());
-    std::vector<std::string> flagNames{"json"};
-    flagNames.insert(flagNames.end(), budgetFlagNames().begin(), budgetFlagNames().end());
-    const Args args(argv, flagNames, optionNames);
+    const Args args(argv, planOptions());
     args.expectPositional(1);
     const auto options = planOptionsFrom(args);
     const auto timing = timingInputsFrom(args);

@@ -1,5 +1,5 @@
 // `quantize PATH --out DIR [plan options] [card options] [--max-shard-size SIZE] [--threads N]
-// [--gptq --hidden-states FILE [--samples N] [--k N] [--target-checkpoint DIR] [--gptq-memory SIZE]]
+// [--gptq --hidden-states FILE [--samples N] [--k N] [--target-model DIR] [--gptq-memory SIZE]]
 // [--no-verify]`: GPTQ when asked, export, model card (README.md of the output), then verify.
 #include "args.h"
 #include "backendargs.h"
@@ -28,9 +28,9 @@ GptqCalibrationOptions gptqOptionsFrom(const Args& args, unsigned threads)
         throw UsageError("--gptq needs --hidden-states FILE (a capture file or hs_*.safetensors directory)");
     }
     o.capture = *capture;
-    // The target model's checkpoint, for drafts that share its embeddings or head (plain --target is a
-    // plan entry here).
-    o.target = args.value("target-checkpoint").value_or("");
+    // The target model's checkpoint, for drafts that share its embeddings or head: --target-model when it
+    // names a folder (else it only names the target in the card).
+    o.target = targetModelFolder(args);
     o.samples = args.integer("samples", 0, 0, 100000000);
     o.k = static_cast<int>(args.integer("k", 2, 1, 64));
     if (const auto memory = args.value("gptq-memory")) {
@@ -58,14 +58,34 @@ void printGptq(const GptqCalibration& gptq)
 
 } // namespace
 
+OptionTable quantizeOptions()
+{
+    return joinTables(
+        {{
+             {"out", "DIR", "", "the folder to write the checkpoint and its model card to (required)"},
+             {"max-shard-size", "SIZE", "one file",
+              "split the weights into shards of at most SIZE (e.g. 2GB)"},
+             kThreadsOption,
+             {"no-verify", "", "", "skip the bit-exact verification of the export"},
+             {"gptq", "", "",
+              "solve the integer schemes' codes by GPTQ from captured hidden states (with --hidden-states; "
+              "a draft sharing its target's embeddings or head needs --target-model DIR)"},
+             {"hidden-states", "FILE|DIR", "",
+              "the capture of target hidden states GPTQ calibrates on (with --gptq)"},
+             {"samples", "N", "0", "captured sequences GPTQ uses, 0: all (with --gptq)"},
+             {"k", "K", "2", "draft steps unrolled per anchor, the serving k (with --gptq)"},
+             {"gptq-memory", "SIZE", "8GiB",
+              "memory for the FP64 Hessians held at once, more modules take more passes (with --gptq)"},
+             {"target-checkpoint", "PATH", "", "deprecated spelling of --target-model", "target-model"},
+         },
+         planOptionTable(),
+         backendOptionTable(),
+         cardOptionTable()});
+}
+
 int runQuantize(const std::vector<std::string>& argv)
 {
-    auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), {"out", "max-shard-size", "threads", "hidden-states", "samples",
-                                           "k", "target-checkpoint", "gptq-memory"});
-    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
-    optionNames.insert(optionNames.end(), cardOptionNames().begin(), cardOptionNames().end());
-    const Args args(argv, {"no-verify", "gptq"}, optionNames);
+    const Args args(argv, quantizeOptions());
     args.expectPositional(1);
     const auto out = args.value("out");
     if (!out) {

@@ -100,13 +100,31 @@ void printText(const BenchReport& report)
 
 } // namespace
 
+OptionTable reportOptions()
+{
+    return joinTables(
+        {{
+             {"baseline", "ARM", "an arm named like bf16, else the first",
+              "the arm every other is compared with"},
+             {"metric", "NAME", "decode_tok_s, acceptance_length, acceptance_rate",
+              "a metric to compare between arms (repeatable)"},
+             {"confidence", "P", "0.95", "confidence level of the intervals (between 0 and 1)"},
+             {"arm", "ARM", "", "the arm of records whose file does not name one"},
+             {"prompt-len", "N", "", "the prompt length of records whose file does not give one"},
+             {"repeat", "N", "", "the repeat number of records whose file does not give one"},
+             {"override-tags", "", "", "--arm, --prompt-len and --repeat win over the files' own"},
+             {"markdown", "", "", "print Markdown tables (excludes --json)"},
+             kJsonOption,
+             {"plot", "OUT.png|.svg|.pdf", "",
+              "draw the overview plot, PNG, SVG or PDF by the extension (needs a build with the GUI "
+              "libraries)"},
+         },
+         speedOptionTable()});
+}
+
 int runReport(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> optionNames{"baseline", "plot",   "arm",       "prompt-len",
-                                         "repeat",   "metric", "confidence"};
-    const auto speedNames = speedOptionNames();
-    optionNames.insert(optionNames.end(), speedNames.begin(), speedNames.end());
-    const Args args(argv, {"markdown", "json", "override-tags"}, optionNames);
+    const Args args(argv, reportOptions());
     if (args.positional().empty()) {
         throw UsageError("give at least one benchmark file");
     }

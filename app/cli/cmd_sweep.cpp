@@ -13,11 +13,24 @@
 
 namespace spark::cli {
 
+OptionTable sweepOptions()
+{
+    return joinTables({planOptionTable(),
+                       {
+                           {"candidates", "S,S,...", "every product scheme",
+                            "the schemes each unit is measured under (BF16 always)"},
+                           {"rounding-candidates", "M,M,...", "rtn",
+                            "rounding methods each quantizing candidate is also measured under (rtn and the "
+                            "plan's own always)"},
+                           {"device", "gb10|h200", "", "only the schemes with a kernel on this device"},
+                           kThreadsOption,
+                           kJsonOption,
+                       }});
+}
+
 int runSweep(const std::vector<std::string>& argv)
 {
-    auto optionNames = planOptionNames();
-    optionNames.insert(optionNames.end(), {"candidates", "rounding-candidates", "device", "threads"});
-    const Args args(argv, {"json"}, optionNames);
+    const Args args(argv, sweepOptions());
     args.expectPositional(1);
     SweepOptions options;
     options.plan = planOptionsFrom(args);

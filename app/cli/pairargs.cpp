@@ -3,22 +3,16 @@
 #include "backendargs.h"
 
 namespace spark::cli {
-namespace {
 
-Args parsePairArgs(const std::vector<std::string>& argv)
+OptionTable checkpointPairOptionTable()
 {
-    std::vector<std::string> optionNames{"target-layers", "threads"};
-    optionNames.insert(optionNames.end(), backendOptionNames().begin(), backendOptionNames().end());
-    Args args(argv, {"json"}, optionNames);
-    args.expectPositional(2);
-    return args;
+    return joinTables({{kJsonOption, kTargetLayersOption, kThreadsOption}, backendOptionTable()});
 }
-
-} // namespace
 
 CheckpointPairArgs checkpointPairFrom(const std::vector<std::string>& argv)
 {
-    auto args = parsePairArgs(argv);
+    Args args(argv, checkpointPairOptionTable());
+    args.expectPositional(2);
     auto source = Checkpoint::open(args.positional()[0]);
     auto output = Checkpoint::open(args.positional()[1]);
     auto backend = backendFrom(args);

@@ -23,6 +23,9 @@ struct CheckpointPairArgs
     std::optional<int> targetLayers;
 };
 
+/// @brief The options of `verify` and `compare`.
+OptionTable checkpointPairOptionTable();
+
 /// @brief Parses @p argv as above (UsageError on bad options) and opens both checkpoints.
 CheckpointPairArgs checkpointPairFrom(const std::vector<std::string>& argv);
 

@@ -1,5 +1,6 @@
-// `perf --forward DRAFT [--target T] [--k K] [--anchors N] [--context T]`: offline-acceptance throughput of
-// the reference forward on a draft, and its GEMM against the library's own on the shapes that dominate.
+// `perf --forward DRAFT [--target-model T] [--k K] [--anchors N] [--context T]`: offline-acceptance
+// throughput of the reference forward on a draft, and its GEMM against the library's own on the shapes that
+// dominate.
 #include "perfforward.h"
 
 #include "core/forward/forwardbenchmark.h"
@@ -23,7 +24,7 @@ int runForwardPerf(const Args& args, unsigned threads)
                   << formatFixed(g.plainGflops, 1) << " GFLOP/s, ratio "
                   << formatFixed(g.tiledGflops / g.plainGflops, 2) << "\n";
     }
-    const auto a = benchmarkAcceptance(draft, args.value("target", ""), k, anchors, context, threads);
+    const auto a = benchmarkAcceptance(draft, args.value("target-model", ""), k, anchors, context, threads);
     std::cout << "acceptance " << a.architecture << " k=" << a.k << ": " << a.anchors
               << " anchors (BF16 + default plan, " << context << " context tokens) in "
               << formatFixed(a.seconds, 1) << " s: " << formatFixed(a.anchorsPerMinute, 1)

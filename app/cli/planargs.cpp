@@ -5,11 +5,30 @@
 
 namespace spark::cli {
 
-const std::vector<std::string>& planOptionNames()
+OptionTable planOptionTable()
 {
-    static const std::vector<std::string> names{"preset",        "target", "ignore", "scheme", "rounding",
-                                                "target-layers", "bits",   "group",  "tp",     "plan-file"};
-    return names;
+    return {
+        {"preset", "P", "auto",
+         "the recipe to start from (auto: the detected architecture's; none: nothing quantized)"},
+        {"target", "E", "",
+         "add a target entry to the preset's (an exact module name, re:REGEX or a class such as Linear; "
+         "repeatable)"},
+        {"ignore", "E", "", "add an ignore entry to the preset's: matching modules stay BF16 (repeatable)"},
+        {"scheme", "ENTRY=S", "",
+         "give the decision units ENTRY matches scheme S (BF16 keeps them); rules apply in order, the last "
+         "match wins (repeatable)"},
+        {"rounding", "M|ENTRY=M", "rtn",
+         "rounding method (rtn, mse, range) of quantized modules no rule names, or ENTRY=M a rule for the "
+         "modules ENTRY matches (repeatable; the last match wins)"},
+        kTargetLayersOption,
+        {"bits", "4|8", "4", "bits of the default scheme (integer, symmetric)"},
+        {"group", "32|64|128|-1", "128",
+         "group size of the default scheme (-1: one scale per output channel)"},
+        {"tp", "N", "1", "tensor-parallel degree the draft is served with (each rank's shapes must fit)"},
+        {"plan-file", "FILE", "",
+         "start from a saved plan: entries and rules given here add to its own, single values replace its "
+         "own"},
+    };
 }
 
 PlanOptions planOptionsFrom(const Args& args)

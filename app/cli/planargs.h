@@ -10,7 +10,7 @@ namespace spark::cli {
 
 /// @brief The plan options `plan`, `quantize`, `card` (and the other planning commands) share: --preset,
 /// --target, --ignore, --scheme, --rounding, --target-layers, --bits, --group, --tp, --plan-file.
-const std::vector<std::string>& planOptionNames();
+OptionTable planOptionTable();
 
 /// @brief PlanOptions from parsed arguments (range-checked; UsageError otherwise). With --plan-file F the
 /// plan file (core/plan/planfile.h) is the starting point: --target, --ignore, --scheme and --rounding

@@ -9,6 +9,12 @@
 namespace spark::cli {
 namespace {
 
+// The speed-model options `report` and `card` both take with one meaning.
+constexpr Option kDrafterKind{"drafter-kind", "chain|block", "the planned draft's, else chain",
+                              "chain (EAGLE-3) or block (DFlash, DSpark) drafting (with --drafter-ms)"};
+constexpr Option kQuantizedArm{"quantized-arm", "ARM", "the first arm after the baseline that speculates",
+                               "the benchmark arm measured with the quantized draft (with --drafter-ms)"};
+
 /// --drafter-ms, --drafter-kind, --saving-ms and --quantized-arm; nullopt without --drafter-ms.
 std::optional<SpeedModelOptions> drafterOptionsFrom(const Args& args,
                                                     const std::vector<std::string>& needDrafter)
@@ -50,27 +56,41 @@ std::optional<SpeedModelOptions> drafterOptionsFrom(const Args& args,
 
 } // namespace
 
-std::vector<std::string> speedOptionNames()
+OptionTable speedOptionTable()
 {
-    std::vector<std::string> names{"drafter-ms", "drafter-kind", "saving-ms", "plan", "quantized-arm"};
-    const auto& plan = planOptionNames();
-    names.insert(names.end(), plan.begin(), plan.end());
-    return names;
+    return joinTables({{{"drafter-ms", "MS", "",
+                         "the profiled drafter time per verify cycle (BF16 draft): adds the speed model "
+                         "(predicted tok/s and the best k)"},
+                        kDrafterKind,
+                        {"saving-ms", "MS", "",
+                         "the drafter time per cycle the quantized draft saves (with --drafter-ms; excludes "
+                         "--plan)"},
+                        {"plan", "DRAFT_PATH", "",
+                         "plan this draft with the plan options, which need it: its streamed bytes give the "
+                         "saving, its architecture the drafter kind (with --drafter-ms)"},
+                        kQuantizedArm},
+                       planOptionTable()});
 }
 
-const std::vector<std::string>& cardSpeedOptionNames()
+OptionTable cardSpeedOptionTable()
 {
-    static const std::vector<std::string> names{"drafter-ms", "drafter-kind", "saving-ms", "quantized-arm"};
-    return names;
+    return {{"drafter-ms", "MS", "",
+             "the profiled drafter time per verify cycle (BF16 draft): the card predicts the plan's speed "
+             "change from the --bench results (needs --bench)"},
+            kDrafterKind,
+            {"saving-ms", "MS", "from the plan's streamed bytes",
+             "the drafter time per cycle the quantized draft saves (with --drafter-ms)"},
+            kQuantizedArm};
 }
 
 std::optional<SpeedModelOptions> speedModelOptionsFrom(const Args& args)
 {
     const auto planPath = args.value("plan");
     if (!planPath) {
-        for (const auto& name : planOptionNames()) {
-            if (!args.values(name).empty()) {
-                throw UsageError("--" + name + " is a plan option: it needs --plan DRAFT_PATH");
+        for (const auto& option : planOptionTable()) {
+            if (!args.values(std::string(option.name)).empty()) {
+                throw UsageError("--" + std::string(option.name) +
+                                 " is a plan option: it needs --plan DRAFT_PATH");
             }
         }
     }

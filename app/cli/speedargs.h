@@ -12,7 +12,7 @@ namespace spark::cli {
 
 /// @brief The speed-model options of `report`: --drafter-ms MS, --drafter-kind chain|block, --saving-ms MS,
 /// --plan DRAFT_PATH with the plan options, --quantized-arm ARM.
-std::vector<std::string> speedOptionNames();
+OptionTable speedOptionTable();
 
 /// @brief SpeedModelOptions from parsed arguments, nullopt without --drafter-ms. With --plan the draft's
 /// headers are planned (makePlan) for its streamed bytes and architecture. UsageError for a saving or plan
@@ -20,7 +20,7 @@ std::vector<std::string> speedOptionNames();
 std::optional<SpeedModelOptions> speedModelOptionsFrom(const Args& args);
 
 /// @brief The speed-model options of `card`: --drafter-ms, --drafter-kind, --saving-ms, --quantized-arm.
-const std::vector<std::string>& cardSpeedOptionNames();
+OptionTable cardSpeedOptionTable();
 
 /// @brief For `card`: SpeedModelOptions tied to the card's @p plan (its streamed bytes give the saving
 /// unless --saving-ms is given; its architecture the kind unless --drafter-kind is); nullopt without

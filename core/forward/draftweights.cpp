@@ -153,9 +153,8 @@ std::shared_ptr<const LinearSource> DraftWeights::linear(const std::string& modu
         throw ForwardInputError(
             m_draft->folder().string(), module + ".weight",
             shared && !m_target
-                ? "missing: the draft shares it with its target (give the target's checkpoint: --target for "
-                  "acceptance, --target-model for plan --hidden-states, --target-checkpoint for quantize "
-                  "--gptq)"
+                ? "missing: the draft shares it with its target model, so give the target's checkpoint "
+                  "(--target-model in the CLI, the Target field in the app)"
                 : "missing from the draft" + std::string(m_target ? " and the target" : ""));
     }
     return storedLinear(found.checkpoint, *found.tensor);

@@ -47,7 +47,7 @@ def check(condition: bool, what: str):
 
 def acceptance(cli: str, family: str, dump: Path, extra: list[str], anchors: int = ANCHORS) -> dict:
     root = common.TRAINED
-    cmd = [cli, "acceptance", str(root / family), "--hidden-states", str(root / "capture"), "--target",
+    cmd = [cli, "acceptance", str(root / family), "--hidden-states", str(root / "capture"), "--target-model",
            str(root / "target"), "--k", str(K), "--anchors", str(anchors), "--seed", "3", "--dump-logits",
            str(dump), "--max-anchors", str(anchors), "--json", "--threads", "2"] + extra
     run = subprocess.run(cmd, capture_output=True, text=True)
@@ -176,7 +176,7 @@ def check_config_errors(cli: str, tmp: Path):
     (variant / "config.json").write_text(json.dumps(config))
     (variant / "model.safetensors").symlink_to(common.TRAINED / "qwen3-dflash" / "model.safetensors")
     run = subprocess.run([cli, "acceptance", str(variant), "--hidden-states", str(common.TRAINED / "capture"),
-                          "--target", str(common.TRAINED / "target"), "--bf16-only", "--anchors", "4"],
+                          "--target-model", str(common.TRAINED / "target"), "--bf16-only", "--anchors", "4"],
                          capture_output=True, text=True)
     print(f"target_hidden_size 128: exit {run.returncode}: {run.stderr.strip()}")
     check(run.returncode == 2 and "fc" in run.stderr, "target_hidden_size: no clear error")
