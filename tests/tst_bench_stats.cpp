@@ -2,7 +2,7 @@
 // (§4.3) and the expected per-cell results for the synthetic CSV (§4.5).
 #include "core/bench/benchcsv.h"
 #include "core/bench/benchreport.h"
-#include "core/bench/benchstats.h"
+#include "core/util/statistics.h"
 #include "core/util/textformat.h"
 #include "testsupport.h"
 
@@ -100,7 +100,7 @@ void TestBenchStats::tQuantileTable_data()
     QTest::addColumn<double>("p");
     QTest::addColumn<double>("df");
     QTest::addColumn<QString>("expected");
-    // §4.2 table of t_{0.975,ν}, printed with 10 decimals.
+    // bench-formats §4.2 table of t_{0.975,ν}, printed with 10 decimals.
     const std::vector<std::pair<double, const char*>> table{
         {1, "12.7062047362"}, {2, "4.3026527297"},  {3, "3.1824463053"},  {4, "2.7764451052"},
         {5, "2.5705818356"},  {6, "2.4469118511"},  {7, "2.3646242516"},  {8, "2.3060041352"},
@@ -310,7 +310,7 @@ void TestBenchStats::welchExamples()
 
 void TestBenchStats::publishedSummaryExample()
 {
-    // Example 1: Navarro, Learning Statistics with R §13.4 (summary statistics only).
+    // Example 1: Navarro, Learning Statistics with R, section 13.4 (summary statistics only).
     const auto a = summaryFromMoments(18, 69.056, 5.775);
     const auto b = summaryFromMoments(15, 74.533, 8.999);
     const auto w = welchTest(a, b);
@@ -462,7 +462,7 @@ void TestBenchStats::csvExpectedDecode()
         QVERIFY2(matchesPrinted(actual[i], expected[i], &why),
                  (std::string("column ") + std::to_string(i) + ": " + why).c_str());
     }
-    // The 8192 cell is deliberately not significant (§4.5).
+    // The 8192 cell is deliberately not significant (bench-formats §4.5).
     QCOMPARE(w.significant(), promptLen != 8192);
 }
 

@@ -2,12 +2,12 @@
 // on the capture, a checkpoint whose scales equal the RTN export's and whose dequantized weights are exactly
 // the solved ones, verify/check/compare reading its marker, the CLI, and bad input.
 #include "core/audit/checker.h"
-#include "core/export/configreader.h"
 #include "core/export/exporter.h"
 #include "core/export/gptqcalibration.h"
 #include "core/export/verifier.h"
 #include "core/forward/draftweights.h"
 #include "core/forward/linearsource.h"
+#include "core/plan/configreader.h"
 #include "core/plan/quantplan.h"
 #include "democapturehelpers.h"
 #include "testsupport.h"

@@ -2,7 +2,7 @@
 // a summary per method), rounding rules in the rules editor's second tab (one module changed, the others
 // not, a bad rule shown inline and blocking export), the modules table naming the method, plan files
 // round-tripping both controls, and an export from the GUI writing the memoryless_mse config group.
-#include "core/export/configreader.h"
+#include "core/plan/configreader.h"
 #include "core/plan/planfile.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/roundingmethod.h"

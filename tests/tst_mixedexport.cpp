@@ -1,9 +1,9 @@
 // Mixed precision end to end: a scheme per decision unit on real files, written, verified and re-read.
 #include "core/demo/demodraft.h"
-#include "core/export/configreader.h"
 #include "core/export/exporter.h"
 #include "core/export/verifier.h"
 #include "core/io/checkpoint.h"
+#include "core/plan/configreader.h"
 #include "core/plan/quantplan.h"
 #include "core/quant/schemecodec.h"
 #include "testsupport.h"

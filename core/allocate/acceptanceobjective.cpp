@@ -1,8 +1,8 @@
 #include "core/allocate/acceptanceobjective.h"
 
-#include "core/bench/benchstats.h"
 #include "core/forward/capturehealth.h"
 #include "core/io/ioerror.h"
+#include "core/util/statistics.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,17 +19,6 @@ struct AcceptanceObjective::State
 };
 
 namespace {
-
-constexpr double kZ95 = 1.959963984540054;
-
-std::vector<TensorInfo> tensorInfos(const Checkpoint& checkpoint)
-{
-    std::vector<TensorInfo> infos;
-    for (const auto& t : checkpoint.tensors()) {
-        infos.push_back(t.info);
-    }
-    return infos;
-}
 
 /// The options of the plan that gives @p unit the candidate @p c and leaves every other unit as the sweep's
 /// plan has it (only the unit's modules are applied, so the others do not matter).
@@ -110,13 +99,12 @@ PairedDifference pairedDifference(const PlanAcceptance& a, const PlanAcceptance&
     for (std::size_t i = 0; i < a.reportAccepted.size(); ++i) {
         d.push_back(a.reportAccepted[i] - b.reportAccepted[i]);
     }
-    const auto s = summarize(d);
+    const auto interval = pairedMeanInterval(d);
     PairedDifference out;
     out.anchors = static_cast<std::int64_t>(d.size());
-    out.mean = d.empty() ? 0 : s.mean;
-    const double half = d.size() > 1 ? kZ95 * s.sd / std::sqrt(static_cast<double>(d.size())) : 0;
-    out.low = out.mean - half;
-    out.high = out.mean + half;
+    out.mean = interval.mean;
+    out.low = interval.low;
+    out.high = interval.high;
     return out;
 }
 
@@ -138,7 +126,7 @@ AcceptanceObjective::AcceptanceObjective(AcceptanceObjectiveInputs inputs) : m_i
             m_inputs.draft.string() +
             ": already quantized; an acceptance-driven plan starts from the BF16 draft");
     }
-    auto tensors = tensorInfos(*drafts.draft);
+    auto tensors = drafts.draft->tensorInfos();
     m_state = std::make_unique<State>(State{std::move(capture), std::move(drafts), std::move(tensors)});
     const auto eligible = eligibleAnchors(m_state->capture, m_inputs.k);
     if (eligible.empty()) {

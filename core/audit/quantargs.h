@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/export/configreader.h"
+#include "core/plan/configreader.h"
 #include "core/quant/weightscheme.h"
 
 #include <nlohmann/json.hpp>

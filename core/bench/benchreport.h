@@ -1,10 +1,10 @@
 #pragma once
 
 #include "core/bench/benchrecord.h"
-#include "core/bench/benchstats.h"
 #include "core/bench/benchwarning.h"
 #include "core/bench/cellacceptance.h"
 #include "core/bench/speedmodelresult.h"
+#include "core/util/statistics.h"
 
 #include <map>
 #include <optional>

@@ -1,6 +1,6 @@
 #include "core/export/verifier.h"
 
-#include "core/export/configreader.h"
+#include "core/plan/configreader.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/vllmmatching.h"
 #include "core/quant/modulecontexts.h"
@@ -326,11 +326,7 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
     PlanOptions planOptions;
     planOptions.preset = "none";
     planOptions.targetLayers = options.targetLayers;
-    std::vector<TensorInfo> infos;
-    for (const auto& t : source.tensors()) {
-        infos.push_back(t.info);
-    }
-    const auto plan = makePlan(source.config(), infos, planOptions);
+    const auto plan = makePlan(source.config(), source.tensorInfos(), planOptions);
     const auto modules = quantizedModules(source, output, plan, config, threads, check);
 
     std::set<std::string> accounted;

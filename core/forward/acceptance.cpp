@@ -3,6 +3,7 @@
 #include "core/io/ioerror.h"
 #include "core/io/safetensorsfilewriter.h"
 #include "core/util/splitmix.h"
+#include "core/util/statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +14,6 @@
 
 namespace spark {
 namespace {
-
-constexpr double kZ95 = 1.959963984540054;
 
 /// y_1..y_k at an anchor: the next tokens of greedy data, else the stored target argmax.
 std::vector<std::int64_t> targetsAt(const CapturedSequence& seq, std::int64_t anchor, int k, bool greedy)
@@ -120,48 +119,6 @@ void throwIfCancelled(const ProgressFn& progress, std::uint64_t done, std::uint6
     if (!reportProgress(progress, done, total)) {
         throw IoError(IoErrorKind::Cancelled, "", "offline acceptance cancelled");
     }
-}
-
-struct WilsonInterval
-{
-    double low, high;
-};
-
-WilsonInterval wilson(double p, double n)
-{
-    if (n <= 0) {
-        return {0, 1};
-    }
-    const double z2 = kZ95 * kZ95;
-    const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-    const double half = kZ95 * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
-    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
-}
-
-double quantile(std::vector<float> values, double q)
-{
-    if (values.empty()) {
-        return 0;
-    }
-    std::sort(values.begin(), values.end());
-    const double pos = q * static_cast<double>(values.size() - 1);
-    const auto lo = static_cast<std::size_t>(pos);
-    const auto hi = std::min(lo + 1, values.size() - 1);
-    return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
-}
-
-/// Mean and 95% interval of paired differences.
-void meanInterval(const std::vector<double>& d, double& mean, double& low, double& high)
-{
-    const auto n = static_cast<double>(d.size());
-    mean = n > 0 ? std::accumulate(d.begin(), d.end(), 0.0) / n : 0;
-    double var = 0;
-    for (const double v : d) {
-        var += (v - mean) * (v - mean);
-    }
-    const double se = n > 1 ? std::sqrt(var / (n - 1) / n) : 0;
-    low = mean - kZ95 * se;
-    high = mean + kZ95 * se;
 }
 
 } // namespace
@@ -377,20 +334,23 @@ AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes
             }
         }
         st.acceptBase = n > 0 ? static_cast<double>(st.baseAccepted) / n : 0;
-        const auto wb = wilson(st.acceptBase, n);
+        const auto wb = wilsonInterval(st.acceptBase, n);
         st.acceptBaseLow = wb.low;
         st.acceptBaseHigh = wb.high;
-        st.marginP10 = quantile(margins, 0.1);
-        st.marginP50 = quantile(margins, 0.5);
-        st.marginP90 = quantile(margins, 0.9);
+        st.marginP10 = interpolatedQuantile(margins, 0.1);
+        st.marginP50 = interpolatedQuantile(margins, 0.5);
+        st.marginP90 = interpolatedQuantile(margins, 0.9);
         st.confidenceBase = confCount > 0 ? confB / static_cast<double>(confCount) : 0;
         summary.tauBase += st.acceptBase;
         if (summary.paired) {
             st.acceptQuant = static_cast<double>(acceptedQ) / n;
-            const auto wq = wilson(st.acceptQuant, n);
+            const auto wq = wilsonInterval(st.acceptQuant, n);
             st.acceptQuantLow = wq.low;
             st.acceptQuantHigh = wq.high;
-            meanInterval(diffs, st.delta, st.deltaLow, st.deltaHigh);
+            const auto delta = pairedMeanInterval(diffs);
+            st.delta = delta.mean;
+            st.deltaLow = delta.low;
+            st.deltaHigh = delta.high;
             st.flipRate =
                 st.baseAccepted > 0 ? static_cast<double>(flips) / static_cast<double>(st.baseAccepted) : 0;
             st.lowerBound = st.acceptBase * (1 - st.flipRate);
@@ -405,7 +365,10 @@ AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes
         for (const auto& o : outcomes) {
             d.push_back(static_cast<double>(o.quantized->accepted - o.base.accepted));
         }
-        meanInterval(d, summary.tauDelta, summary.tauDeltaLow, summary.tauDeltaHigh);
+        const auto tau = pairedMeanInterval(d);
+        summary.tauDelta = tau.mean;
+        summary.tauDeltaLow = tau.low;
+        summary.tauDeltaHigh = tau.high;
     }
     return summary;
 }

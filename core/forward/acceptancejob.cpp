@@ -20,11 +20,7 @@ std::vector<std::string> tensorNames(const Checkpoint& checkpoint)
 
 QuantPlan planFor(const Checkpoint& draft, const PlanOptions& options)
 {
-    std::vector<TensorInfo> infos;
-    for (const auto& t : draft.tensors()) {
-        infos.push_back(t.info);
-    }
-    auto plan = makePlan(draft.config(), infos, options);
+    auto plan = makePlan(draft.config(), draft.tensorInfos(), options);
     if (!plan.errors.empty()) {
         throw std::invalid_argument("plan error: " + plan.errors.front());
     }

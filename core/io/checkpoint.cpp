@@ -222,4 +222,14 @@ std::uint64_t Checkpoint::totalParams() const
     return sum;
 }
 
+std::vector<TensorInfo> Checkpoint::tensorInfos() const
+{
+    std::vector<TensorInfo> infos;
+    infos.reserve(m_tensors.size());
+    for (const auto& t : m_tensors) {
+        infos.push_back(t.info);
+    }
+    return infos;
+}
+
 } // namespace spark

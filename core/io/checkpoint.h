@@ -36,6 +36,8 @@ class Checkpoint
     const std::vector<std::shared_ptr<const SafetensorsFile>>& shards() const { return m_shards; }
     /// Every tensor, sorted by name.
     const std::vector<CheckpointTensor>& tensors() const { return m_tensors; }
+    /// The tensors' descriptions alone, in the same order: what planning and the sweep read.
+    std::vector<TensorInfo> tensorInfos() const;
     const CheckpointTensor* find(std::string_view name) const;
     const SafetensorsFile& fileOf(const CheckpointTensor& tensor) const { return *m_shards[tensor.shard]; }
     /// The tensor's bytes (a view into the mapping; no copy).

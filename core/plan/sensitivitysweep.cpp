@@ -583,12 +583,7 @@ void measureSweep(const Checkpoint& checkpoint, SweepResult& sweep, const SweepO
 SweepResult sweepCheckpoint(const Checkpoint& checkpoint, const SweepOptions& options,
                             const ProgressFn& progress)
 {
-    std::vector<TensorInfo> infos;
-    infos.reserve(checkpoint.tensors().size());
-    for (const auto& t : checkpoint.tensors()) {
-        infos.push_back(t.info);
-    }
-    auto sweep = prepareSweep(checkpoint.config(), infos, options);
+    auto sweep = prepareSweep(checkpoint.config(), checkpoint.tensorInfos(), options);
     measureSweep(checkpoint, sweep, options, progress);
     return sweep;
 }

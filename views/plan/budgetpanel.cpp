@@ -292,12 +292,9 @@ void BudgetPanel::startMeasuring()
     if (!m_scores || !snapshot || !snapshot->checkpoint || !plan) {
         return;
     }
-    std::vector<TensorInfo> infos;
-    for (const auto& t : snapshot->checkpoint->tensors()) {
-        infos.push_back(t.info);
-    }
     // The recipe: the plan the scores started from, before any budget rule.
-    auto recipe = makePlan(snapshot->checkpoint->config(), infos, m_scores->sweep->plan);
+    auto recipe =
+        makePlan(snapshot->checkpoint->config(), snapshot->checkpoint->tensorInfos(), m_scores->sweep->plan);
     m_progress->setValue(0);
     setRunning(true);
     m_measuring.start([objective = m_scores->objective, plan = *plan,
@@ -405,10 +402,7 @@ void BudgetPanel::rebuildAllocator()
     if (m_allocator && snapshot && snapshot->checkpoint) {
         // Each preset as the user's options would plan it; presets that change which units exist (a patched
         // vLLM's q/k/v) are not on this sweep and are left out.
-        std::vector<TensorInfo> infos;
-        for (const auto& t : snapshot->checkpoint->tensors()) {
-            infos.push_back(t.info);
-        }
+        const auto infos = snapshot->checkpoint->tensorInfos();
         for (const auto& preset : presets()) {
             auto options = m_sweep->plan;
             options.preset = preset.name;

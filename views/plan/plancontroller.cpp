@@ -103,9 +103,7 @@ void PlanController::onSnapshotChanged()
     m_hasCheckpoint = snapshot && snapshot->checkpoint;
     if (m_hasCheckpoint) {
         m_config = snapshot->checkpoint->config();
-        for (const auto& t : snapshot->checkpoint->tensors()) {
-            m_tensors.push_back(t.info);
-        }
+        m_tensors = snapshot->checkpoint->tensorInfos();
     }
     // Entries written for one draft mean nothing for another: start afresh.
     m_undo->clear();

@@ -1,4 +1,4 @@
-#include "core/export/configreader.h"
+#include "core/plan/configreader.h"
 
 #include <set>
 

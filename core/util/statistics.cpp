@@ -1,4 +1,4 @@
-#include "core/bench/benchstats.h"
+#include "core/util/statistics.h"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
@@ -6,6 +6,7 @@
 #include <boost/math/special_functions/beta.hpp>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 namespace spark {
@@ -116,7 +117,8 @@ WelchResult welchTest(const SampleSummary& baseline, const SampleSummary& candid
     const double vb = candidate.sd * candidate.sd / static_cast<double>(candidate.n);
     r.se = std::sqrt(va + vb);
     if (r.se == 0) {
-        // Both arms constant: no t distribution; the difference is either certain or nil (§4.1).
+        // Both arms constant: no t distribution; the difference is either certain or nil (bench-formats
+        // §4.1).
         r.df = kNaN;
         r.tCritical = kNaN;
         r.t = r.diff == 0 ? 0.0 : std::copysign(kInf, r.diff);
@@ -137,6 +139,44 @@ WelchResult welchTest(const SampleSummary& baseline, const SampleSummary& candid
     r.deltaPercentCiLow = baseline.mean != 0 ? 100.0 * r.ciLow / baseline.mean : kNaN;
     r.deltaPercentCiHigh = baseline.mean != 0 ? 100.0 * r.ciHigh / baseline.mean : kNaN;
     return r;
+}
+
+ProportionInterval wilsonInterval(double p, double n)
+{
+    if (n <= 0) {
+        return {0, 1};
+    }
+    const double z2 = kZ95 * kZ95;
+    const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+    const double half = kZ95 * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+MeanInterval pairedMeanInterval(std::span<const double> differences)
+{
+    const auto n = static_cast<double>(differences.size());
+    MeanInterval out;
+    out.mean = n > 0 ? std::accumulate(differences.begin(), differences.end(), 0.0) / n : 0;
+    double var = 0;
+    for (const double v : differences) {
+        var += (v - out.mean) * (v - out.mean);
+    }
+    const double se = n > 1 ? std::sqrt(var / (n - 1) / n) : 0;
+    out.low = out.mean - kZ95 * se;
+    out.high = out.mean + kZ95 * se;
+    return out;
+}
+
+double interpolatedQuantile(std::vector<float> values, double q)
+{
+    if (values.empty()) {
+        return 0;
+    }
+    std::sort(values.begin(), values.end());
+    const double pos = q * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    const auto hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
 }
 
 } // namespace spark

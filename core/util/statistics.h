@@ -2,8 +2,14 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
+// The statistics every part of the product reports with: benchmark cells and Welch comparisons
+// (bench-formats §4), and the paired acceptance figures of the offline forward and the allocator.
 namespace spark {
+
+/// Φ⁻¹(0.975): the normal 95 % two-sided quantile of the acceptance intervals.
+inline constexpr double kZ95 = 1.959963984540054;
 
 /// @brief Descriptive statistics of one cell's repeats (bench-formats.md §4.1).
 struct SampleSummary
@@ -61,5 +67,30 @@ double normalQuantile(double p);
 double sigmaFromTwoSidedP(double p);
 /// @brief Two-sided p of a t statistic: I_{ν/(ν+t²)}(ν/2, ½).
 double twoSidedPValue(double t, double df);
+
+/// @brief A 95 % interval of a proportion.
+struct ProportionInterval
+{
+    double low = 0;
+    double high = 1;
+};
+
+/// @brief Wilson score interval of a proportion @p p seen in @p n trials (z = kZ95); [0, 1] when n = 0.
+ProportionInterval wilsonInterval(double p, double n);
+
+/// @brief The mean of paired differences with its 95 % normal-approximation interval.
+struct MeanInterval
+{
+    double mean = 0;
+    double low = 0;
+    double high = 0;
+};
+
+/// @brief Mean of @p differences ± kZ95 · sd/√n (two-pass variance); 0 for an empty input and a zero-width
+/// interval for one value.
+MeanInterval pairedMeanInterval(std::span<const double> differences);
+
+/// @brief The @p q quantile by linear interpolation between order statistics (q in [0, 1]); 0 when empty.
+double interpolatedQuantile(std::vector<float> values, double q);
 
 } // namespace spark
