@@ -346,7 +346,7 @@ golden_side() { # SIDE: runs every command with $cli (an array) in $work/SIDE
     for s in "${schemes[@]}"; do
       tag="$a-${s//:/-}"
       rules=(--scheme "Linear=$s")
-      # DFlash/DSpark: vLLM reads qkv_proj raw, a rule quantizing it is a plan error (README)
+      # DFlash/DSpark: vLLM reads qkv_proj raw, a rule quantizing it is a plan error (docs/quantization.md)
       [ "$a" = llama-eagle3 ] || rules+=(--scheme 're:.*qkv_proj$=BF16')
       run "quantize-$tag" quantize "demo-$a" "${rules[@]}" --out "q-$tag" --backend cpu --no-verify
       run "verify-$tag" verify "demo-$a" "q-$tag" --json --backend cpu

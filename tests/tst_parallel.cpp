@@ -1,4 +1,5 @@
-// core/util/parallel: the SPARK_THREADS limit (README, "SPARK_THREADS") and parallelFor's coverage.
+// core/util/parallel: the SPARK_THREADS limit (HACKING.md and docs/quantization.md, "SPARK_THREADS") and
+// parallelFor's coverage.
 #include "core/util/parallel.h"
 
 #include <QTest>

@@ -126,7 +126,8 @@ float naiveDequant(const WeightScheme& scheme, DType dt, float lo, float hi, flo
     }
 }
 
-/// `range` as README.md defines it: p_i = 1 - i/100, i = 0..50; error sum of f32((Q(w)-w)^2) in f64; strict
+/// `range` as docs/quantization.md defines it: p_i = 1 - i/100, i = 0..50; error sum of f32((Q(w)-w)^2) in
+/// f64; strict
 /// <; asymmetric: then min alone, then max alone.
 std::pair<float, float> naiveRange(const WeightScheme& scheme, DType dt, const std::vector<float>& w)
 {

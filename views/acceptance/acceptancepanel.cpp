@@ -231,7 +231,7 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     m_exportRates->setToolTip(
         tr("Write the measured per-position acceptance (the quantized draft's when one ran) as vLLM's "
            "synthetic rejection sampler takes it, to time the real quantized draft at this acceptance before "
-           "measuring it (the README shows the vLLM command)."));
+           "measuring it (docs/acceptance.md shows the vLLM command)."));
 
     auto* numbersBox = new QWidget(this);
     auto* numbersLayout = new QVBoxLayout(numbersBox);
