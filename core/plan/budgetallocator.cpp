@@ -64,87 +64,14 @@ BudgetAllocator::BudgetAllocator(SweepResult sweep, CandidateLosses losses, Budg
 
 void BudgetAllocator::build()
 {
-    if (!m_sweep.measured) {
-        throw std::invalid_argument("the sweep has not been measured");
-    }
-    if (m_losses.perUnit.size() != m_sweep.units.size()) {
-        throw std::invalid_argument("one loss row per unit is needed");
-    }
-    for (std::size_t u = 0; u < m_sweep.units.size(); ++u) {
-        const auto& row = m_losses.perUnit[u];
-        if (row.size() != m_sweep.units[u].candidates.size() ||
-            !std::all_of(row.begin(), row.end(), [](double v) { return std::isfinite(v); })) {
-            throw std::invalid_argument("unit " + m_sweep.units[u].name +
-                                        ": one finite loss per candidate is needed");
-        }
-    }
+    checkLosses();
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t otherFixed =
         m_kind == BudgetKind::Streamed ? m_sweep.bytesFixed : m_sweep.streamedFixed;
     std::vector<Node> current{{fixedCost(), otherFixed, 0.0, 0, 0}};
     std::vector<Node> next;
     for (std::size_t u = 0; u < m_sweep.units.size(); ++u) {
-        const auto& unit = m_sweep.units[u];
-        // The unit's own Pareto set: by cost, each kept option strictly better in error than the cheaper
-        // ones.
-        std::vector<std::uint32_t> order(unit.candidates.size());
-        for (std::uint32_t i = 0; i < order.size(); ++i) {
-            order[i] = i;
-        }
-        auto errorOf = [&](std::uint32_t i) { return m_losses.perUnit[u][i]; };
-        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const auto ca = costOf(unit.candidates[a]);
-            const auto cb = costOf(unit.candidates[b]);
-            return ca != cb ? ca < cb : errorOf(a) < errorOf(b);
-        });
-        std::vector<std::uint32_t> options;
-        for (const auto i : order) {
-            if (options.empty() || errorOf(i) < errorOf(options.back())) {
-                options.push_back(i);
-            }
-        }
-        // Sum of the two Pareto sets, then the dominated points dropped. Each option shifts the (sorted)
-        // current frontier by a constant, so the sum is k sorted runs: merge them pairwise instead of
-        // sorting.
-        const auto before = [](const Node& a, const Node& b) {
-            if (a.cost != b.cost) {
-                return a.cost < b.cost;
-            }
-            return a.error != b.error ? a.error < b.error : a.other < b.other;
-        };
-        next.clear();
-        next.reserve(current.size() * options.size());
-        std::vector<std::size_t> runs{0};
-        for (const auto i : options) {
-            const auto& c = unit.candidates[i];
-            const std::uint64_t other = m_kind == BudgetKind::Streamed ? c.bytes : c.streamedBytes;
-            const auto add = costOf(c);
-            const auto err = errorOf(i);
-            for (std::uint32_t p = 0; p < current.size(); ++p) {
-                next.push_back(
-                    {current[p].cost + add, current[p].other + other, current[p].error + err, p, i});
-            }
-            runs.push_back(next.size());
-        }
-        while (runs.size() > 2) {
-            std::vector<std::size_t> merged{0};
-            for (std::size_t r = 0; r + 2 < runs.size(); r += 2) {
-                std::inplace_merge(next.begin() + static_cast<std::ptrdiff_t>(runs[r]),
-                                   next.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]),
-                                   next.begin() + static_cast<std::ptrdiff_t>(runs[r + 2]), before);
-                merged.push_back(runs[r + 2]);
-            }
-            if (runs.size() % 2 == 0) {
-                merged.push_back(runs.back()); // an odd run out waits for the next round
-            }
-            runs = std::move(merged);
-        }
-        current.clear();
-        for (const auto& n : next) {
-            if (current.empty() || n.error < current.back().error) {
-                current.push_back(n);
-            }
-        }
+        extendFrontier(current, u, next);
         std::vector<Step> steps;
         steps.reserve(current.size());
         for (const auto& n : current) {
@@ -161,6 +88,95 @@ void BudgetAllocator::build()
         m_frontier.push_back(p);
     }
     m_buildSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void BudgetAllocator::checkLosses() const
+{
+    if (!m_sweep.measured) {
+        throw std::invalid_argument("the sweep has not been measured");
+    }
+    if (m_losses.perUnit.size() != m_sweep.units.size()) {
+        throw std::invalid_argument("one loss row per unit is needed");
+    }
+    for (std::size_t u = 0; u < m_sweep.units.size(); ++u) {
+        const auto& row = m_losses.perUnit[u];
+        if (row.size() != m_sweep.units[u].candidates.size() ||
+            !std::all_of(row.begin(), row.end(), [](double v) { return std::isfinite(v); })) {
+            throw std::invalid_argument("unit " + m_sweep.units[u].name +
+                                        ": one finite loss per candidate is needed");
+        }
+    }
+}
+
+std::vector<std::uint32_t> BudgetAllocator::unitOptions(std::size_t u) const
+{
+    const auto& unit = m_sweep.units[u];
+    // The unit's own Pareto set: by cost, each kept option strictly better in error than the cheaper
+    // ones.
+    std::vector<std::uint32_t> order(unit.candidates.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) {
+        order[i] = i;
+    }
+    auto errorOf = [&](std::uint32_t i) { return m_losses.perUnit[u][i]; };
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const auto ca = costOf(unit.candidates[a]);
+        const auto cb = costOf(unit.candidates[b]);
+        return ca != cb ? ca < cb : errorOf(a) < errorOf(b);
+    });
+    std::vector<std::uint32_t> options;
+    for (const auto i : order) {
+        if (options.empty() || errorOf(i) < errorOf(options.back())) {
+            options.push_back(i);
+        }
+    }
+    return options;
+}
+
+void BudgetAllocator::extendFrontier(std::vector<Node>& current, std::size_t u, std::vector<Node>& next) const
+{
+    const auto& unit = m_sweep.units[u];
+    const auto options = unitOptions(u);
+    // Sum of the two Pareto sets, then the dominated points dropped. Each option shifts the (sorted)
+    // current frontier by a constant, so the sum is k sorted runs: merge them pairwise instead of
+    // sorting.
+    const auto before = [](const Node& a, const Node& b) {
+        if (a.cost != b.cost) {
+            return a.cost < b.cost;
+        }
+        return a.error != b.error ? a.error < b.error : a.other < b.other;
+    };
+    next.clear();
+    next.reserve(current.size() * options.size());
+    std::vector<std::size_t> runs{0};
+    for (const auto i : options) {
+        const auto& c = unit.candidates[i];
+        const std::uint64_t other = m_kind == BudgetKind::Streamed ? c.bytes : c.streamedBytes;
+        const auto add = costOf(c);
+        const auto err = m_losses.perUnit[u][i];
+        for (std::uint32_t p = 0; p < current.size(); ++p) {
+            next.push_back({current[p].cost + add, current[p].other + other, current[p].error + err, p, i});
+        }
+        runs.push_back(next.size());
+    }
+    while (runs.size() > 2) {
+        std::vector<std::size_t> merged{0};
+        for (std::size_t r = 0; r + 2 < runs.size(); r += 2) {
+            std::inplace_merge(next.begin() + static_cast<std::ptrdiff_t>(runs[r]),
+                               next.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]),
+                               next.begin() + static_cast<std::ptrdiff_t>(runs[r + 2]), before);
+            merged.push_back(runs[r + 2]);
+        }
+        if (runs.size() % 2 == 0) {
+            merged.push_back(runs.back()); // an odd run out waits for the next round
+        }
+        runs = std::move(merged);
+    }
+    current.clear();
+    for (const auto& n : next) {
+        if (current.empty() || n.error < current.back().error) {
+            current.push_back(n);
+        }
+    }
 }
 
 std::uint64_t BudgetAllocator::costOf(const SweepCandidate& c) const

@@ -106,6 +106,10 @@ class BudgetAllocator
   private:
     /// The frontier, stage by stage, from m_losses.
     void build();
+    /// Throws unless the sweep is measured and m_losses holds one finite loss per candidate.
+    void checkLosses() const;
+    /// The candidates of unit @p u on its own Pareto set, cheapest first.
+    std::vector<std::uint32_t> unitOptions(std::size_t u) const;
     std::uint64_t costOf(const SweepCandidate& c) const;
     std::uint64_t fixedCost() const;
 
@@ -118,6 +122,10 @@ class BudgetAllocator
         std::uint32_t parent;
         std::uint32_t option;
     };
+
+    /// Extends @p current, the frontier over the units before @p u, to unit @p u; @p next is scratch space
+    /// kept between units.
+    void extendFrontier(std::vector<Node>& current, std::size_t u, std::vector<Node>& next) const;
 
     /// How a point of stage u was reached: its point in stage u - 1 and the option of unit u.
     struct Step

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <map>
+#include <optional>
 
 namespace spark {
 namespace {
@@ -79,15 +80,14 @@ struct Classification
     std::string limit;
 };
 
-Classification classify(const ArchitectureInfo& arch, const std::string& canonical, const TensorInfo* weight,
-                        bool isBufferOnly)
+/// A module that is not a Linear of a draft layer: a buffer, norm, embedding or head, or a Linear vLLM never
+/// quantizes; nullopt for the others.
+std::optional<Classification> classifySpecial(const std::string& canonical, const TensorInfo* weight,
+                                              bool isBufferOnly)
 {
     Classification c;
     const auto leaf = leafOf(canonical);
-    const auto parent = parentOf(canonical);
-    const auto parentLeaf = leafOf(parent);
-    const bool known = arch.kind != DraftArchitecture::Generic;
-    const bool dflash = isDFlashFamily(arch.kind);
+    const auto parentLeaf = leafOf(parentOf(canonical));
 
     if (isBufferOnly || !weight) {
         c.role = ModuleRole::Buffer;
@@ -145,9 +145,19 @@ Classification classify(const ArchitectureInfo& arch, const std::string& canonic
         c.limit = "a head: vLLM builds heads as ParallelLMHead or without quant_config";
         return c;
     }
+    return std::nullopt;
+}
 
-    c.role = ModuleRole::Linear;
+/// A Linear of a draft layer: its vLLM class, and the fused vLLM layer it is a shard of.
+Classification classifyLinear(const ArchitectureInfo& arch, const std::string& canonical)
+{
+    Classification c;
+    const auto leaf = leafOf(canonical);
+    const auto parentLeaf = leafOf(parentOf(canonical));
+    const bool known = arch.kind != DraftArchitecture::Generic;
+    const bool dflash = isDFlashFamily(arch.kind);
     const bool laguna = arch.kind == DraftArchitecture::LagunaDFlash;
+    c.role = ModuleRole::Linear;
     if (parentLeaf == "self_attn" && (leaf == "q_proj" || leaf == "k_proj" || leaf == "v_proj")) {
         c.vllmClass = "QKVParallelLinear";
         c.fusedLeaf = "qkv_proj";
@@ -180,6 +190,15 @@ Classification classify(const ArchitectureInfo& arch, const std::string& canonic
             "Linear"; // generic draft: assume a vLLM Linear, as llm-compressor's "Linear" target would
     }
     return c;
+}
+
+Classification classify(const ArchitectureInfo& arch, const std::string& canonical, const TensorInfo* weight,
+                        bool isBufferOnly)
+{
+    if (auto special = classifySpecial(canonical, weight, isBufferOnly)) {
+        return *special;
+    }
+    return classifyLinear(arch, canonical);
 }
 
 } // namespace

@@ -118,6 +118,74 @@ PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
     return budget;
 }
 
+/// The file's JSON object once its fields are known and its format and version are this Sparkulator's.
+nlohmann::json parseEnvelope(std::string_view text, const std::string& file)
+{
+    nlohmann::json root;
+    try {
+        root = parseStrictJson(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        fail(file, std::string("not valid JSON: ") + e.what());
+    } catch (const DuplicateJsonKey& e) {
+        fail(file, std::string("not valid JSON: ") + e.what());
+    }
+    if (!root.is_object()) {
+        fail(file, "expected a JSON object (a Sparkulator plan file)");
+    }
+    static const std::set<std::string> known{"format",         "version",       "preset",   "targets",
+                                             "ignore",         "schemes",       "rounding", "roundings",
+                                             "default_scheme", "target_layers", "tp",       "budget"};
+    for (const auto& [key, value] : root.items()) {
+        if (!known.contains(key)) {
+            fail(file, "unknown field '" + key + "'");
+        }
+    }
+    if (!root.contains("format") || !root.at("format").is_string() ||
+        root.at("format").get<std::string>() != kFormat) {
+        failField(file, "format", std::string("expected \"") + kFormat + "\" (not a Sparkulator plan file)");
+    }
+    if (!root.contains("version")) {
+        failField(file, "version", "missing");
+    }
+    if (!root.at("version").is_number_integer()) {
+        failField(file, "version", "expected an integer");
+    }
+    if (const auto version = root.at("version").get<long long>(); version != kPlanFileVersion) {
+        failField(file, "version",
+                  "unknown version " + std::to_string(version) + " (this Sparkulator reads version " +
+                      std::to_string(kPlanFileVersion) + ")");
+    }
+    return root;
+}
+
+/// The name of the rounding method @p value names.
+std::string roundingField(const nlohmann::json& value, const std::string& file)
+{
+    const auto* method = value.is_string() ? findRoundingMethod(value.get<std::string>()) : nullptr;
+    if (!method) {
+        failField(
+            file, "rounding",
+            (value.is_string() ? "'" + value.get<std::string>() + "' is not" : std::string("expected")) +
+                " a rounding method (" + roundingMethodNames() + ")");
+    }
+    return std::string(method->name);
+}
+
+/// The integer symmetric scheme @p value names.
+const WeightScheme& defaultSchemeField(const nlohmann::json& value, const std::string& file)
+{
+    if (!value.is_string()) {
+        failField(file, "default_scheme", "expected a string");
+    }
+    const WeightScheme* scheme = findWeightScheme(value.get<std::string>());
+    if (!scheme || scheme->family != SchemeFamily::IntSymmetric) {
+        failField(file, "default_scheme",
+                  "'" + value.get<std::string>() +
+                      "' is not an integer symmetric scheme (W4A16, W4A16:g32, W8A16, ...)");
+    }
+    return *scheme;
+}
+
 } // namespace
 
 nlohmann::json planFileJson(const PlanOptions& options)
@@ -160,41 +228,7 @@ nlohmann::json planFileJson(const PlanOptions& options)
 
 PlanOptions parsePlanFile(std::string_view text, const std::string& file)
 {
-    nlohmann::json root;
-    try {
-        root = parseStrictJson(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        fail(file, std::string("not valid JSON: ") + e.what());
-    } catch (const DuplicateJsonKey& e) {
-        fail(file, std::string("not valid JSON: ") + e.what());
-    }
-    if (!root.is_object()) {
-        fail(file, "expected a JSON object (a Sparkulator plan file)");
-    }
-    static const std::set<std::string> known{"format",         "version",       "preset",   "targets",
-                                             "ignore",         "schemes",       "rounding", "roundings",
-                                             "default_scheme", "target_layers", "tp",       "budget"};
-    for (const auto& [key, value] : root.items()) {
-        if (!known.contains(key)) {
-            fail(file, "unknown field '" + key + "'");
-        }
-    }
-    if (!root.contains("format") || !root.at("format").is_string() ||
-        root.at("format").get<std::string>() != kFormat) {
-        failField(file, "format", std::string("expected \"") + kFormat + "\" (not a Sparkulator plan file)");
-    }
-    if (!root.contains("version")) {
-        failField(file, "version", "missing");
-    }
-    if (!root.at("version").is_number_integer()) {
-        failField(file, "version", "expected an integer");
-    }
-    if (const auto version = root.at("version").get<long long>(); version != kPlanFileVersion) {
-        failField(file, "version",
-                  "unknown version " + std::to_string(version) + " (this Sparkulator reads version " +
-                      std::to_string(kPlanFileVersion) + ")");
-    }
-
+    const auto root = parseEnvelope(text, file);
     PlanOptions options;
     if (root.contains("preset")) {
         if (!root.at("preset").is_string()) {
@@ -206,31 +240,14 @@ PlanOptions parsePlanFile(std::string_view text, const std::string& file)
     options.ignore = stringList(root, "ignore", file);
     options.schemes = stringList(root, "schemes", file);
     if (root.contains("rounding")) {
-        const auto& value = root.at("rounding");
-        const auto* method = value.is_string() ? findRoundingMethod(value.get<std::string>()) : nullptr;
-        if (!method) {
-            failField(
-                file, "rounding",
-                (value.is_string() ? "'" + value.get<std::string>() + "' is not" : std::string("expected")) +
-                    " a rounding method (" + roundingMethodNames() + ")");
-        }
-        options.rounding = std::string(method->name);
+        options.rounding = roundingField(root.at("rounding"), file);
     }
     // Rules are checked by the planner like scheme rules (a bad one is a plan error naming it).
     options.roundings = stringList(root, "roundings", file);
     if (root.contains("default_scheme")) {
-        const auto& value = root.at("default_scheme");
-        if (!value.is_string()) {
-            failField(file, "default_scheme", "expected a string");
-        }
-        const WeightScheme* scheme = findWeightScheme(value.get<std::string>());
-        if (!scheme || scheme->family != SchemeFamily::IntSymmetric) {
-            failField(file, "default_scheme",
-                      "'" + value.get<std::string>() +
-                          "' is not an integer symmetric scheme (W4A16, W4A16:g32, W8A16, ...)");
-        }
-        options.bits = scheme->bits;
-        options.groupSize = scheme->groupSize;
+        const auto& scheme = defaultSchemeField(root.at("default_scheme"), file);
+        options.bits = scheme.bits;
+        options.groupSize = scheme.groupSize;
     }
     if (root.contains("target_layers") && !root.at("target_layers").is_null()) {
         options.targetLayers = integerField(root.at("target_layers"), "target_layers", file, 0, 100000);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace spark {
 namespace {
@@ -368,14 +369,94 @@ bool QuantPlan::hasLint(std::string_view id) const
     return std::any_of(lint.begin(), lint.end(), [&](const LintFinding& f) { return f.id == id; });
 }
 
-QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& tensors,
-                   const PlanOptions& options)
+namespace {
+
+/// One vLLM layer and the checkpoint modules it loads: a plain Linear, or the shards of a fused one.
+struct LayerUnit
 {
+    std::string layer;
+    std::vector<std::size_t> members; ///< indices into QuantPlan::modules, the lead first
+    std::vector<std::string> names;   ///< the members' checkpoint names, as lint names them
+};
+
+/// How the ignore entries decide one layer.
+struct IgnoreVerdict
+{
+    IgnoreDecision byName;   ///< as vLLM decides drafts today: the fused name, no mapping
+    IgnoreDecision byShards; ///< once vllm#53116 is fixed: the shard names through the mapping
+    bool byAlias = false;    ///< an older vLLM name of the layer
+
+    bool ignored() const { return byName.ignored || byShards.ignored || byAlias; }
+};
+
+/// Why a unit cannot take a scheme; empty when it can.
+struct HardLimit
+{
+    std::string reason;
+    bool rawRead = false; ///< vLLM reads the weight raw (stock vLLM cannot load it quantized)
+};
+
+/// makePlan's stages over the plan they build; makePlan runs them in order. The lint that sums up many
+/// modules is written at the end, from the names the decisions collect.
+struct PlanBuilder
+{
+    PlanBuilder(const nlohmann::json& config, const PlanOptions& options);
+
+    void checkDefaults();
+    void resolveTargetLayers();
+    void resolvePreset();
+    void classifyModules(const std::vector<TensorInfo>& tensors);
+    void compileEntries();
+    void compileRules();
+    void decideLinearLayers();
+    void explainOtherModules();
+    void assignRoundings();
+    void sumSizes();
+    void lintRawReadsAndShapes();
+    void lintKeptSelections();
+    void lintServing();
+    void buildConfigGroupsAndIgnore();
+
+    const PlanOptions& options;
     QuantPlan plan;
-    LintSink lint(plan);
-    const auto& arch = plan.architecture = detectArchitecture(config);
+    LintSink lint{plan};
+    const Preset* preset = nullptr;
+    std::vector<DraftModule> described;
+    EntrySet targets;
+    EntrySet ignore;
+    std::vector<SchemeRule> schemeRules;
+    std::vector<RoundingRule> roundingRules;
+    // Modules the summary lint names, collected by the decisions.
+    std::vector<std::string> shapeKept, rawKept, rawForced, rawQuantized;
+    std::vector<std::string> headsSelected, embeddingsSelected, tinyKept, tinyQuantized;
+
+  private:
+    void previewEntries(const EntrySet& set, EntryKind kind);
+    const PlannedModule& leadOf(const LayerUnit& unit) const { return plan.modules[unit.members.front()]; }
+    void decideLayer(const LayerUnit& unit);
+    IgnoreVerdict ignoreVerdict(const LayerUnit& unit) const;
+    void lintIgnoreMismatch(const LayerUnit& unit, const IgnoreVerdict& verdict);
+    void lintPartialShardRules(const LayerUnit& unit);
+    std::optional<int> selectingTarget(const LayerUnit& unit) const;
+    void applySchemeRule(const LayerUnit& unit, const SchemeRule& rule);
+    void applyDefaultScheme(const LayerUnit& unit, int targetIndex);
+    HardLimit hardLimit(const LayerUnit& unit, const WeightScheme& scheme);
+    void keep(const LayerUnit& unit, const std::string& reason);
+    void keepByChoice(const LayerUnit& unit, const std::string& reason);
+    void quantize(const LayerUnit& unit, const WeightScheme& scheme, std::string reason);
+    void explainNonLinear(PlannedModule& m);
+    void noteTargetedNonLinear(const PlannedModule& m);
+};
+
+PlanBuilder::PlanBuilder(const nlohmann::json& config, const PlanOptions& options) : options(options)
+{
+    plan.architecture = detectArchitecture(config);
     plan.presetRequested = options.preset;
     plan.tpDegree = options.tpDegree;
+}
+
+void PlanBuilder::checkDefaults()
+{
     if (const auto problem = QuantScheme{options.bits, options.groupSize}.problem(); !problem.empty()) {
         lint.add("scheme", LintSeverity::Error, {}, problem, "format-spec §4.6");
     } else {
@@ -391,8 +472,11 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
     if (options.tpDegree < 1) {
         lint.add("scheme", LintSeverity::Error, {}, "the tensor-parallel degree must be at least 1", "");
     }
+}
 
-    // Target layers: vLLM offsets draft layer indices by the target's layer count (format-spec §5.1).
+/// Target layers: vLLM offsets draft layer indices by the target's layer count (format-spec §5.1).
+void PlanBuilder::resolveTargetLayers()
+{
     if (options.targetLayers) {
         plan.targetLayers = *options.targetLayers;
         plan.targetLayersKnown = true;
@@ -401,8 +485,8 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
                      "");
             plan.targetLayers = 0;
         }
-    } else if (arch.targetLayers) {
-        plan.targetLayers = *arch.targetLayers;
+    } else if (plan.architecture.targetLayers) {
+        plan.targetLayers = *plan.architecture.targetLayers;
         plan.targetLayersKnown = true;
     } else {
         lint.add(
@@ -412,241 +496,294 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
             "suffix-anchored ignore entries do not depend on it.",
             "format-spec §5.1");
     }
+}
 
-    plan.preset = options.preset == "auto" ? autoPresetName(arch) : options.preset;
-    const Preset* preset = findPreset(plan.preset);
+void PlanBuilder::resolvePreset()
+{
+    plan.preset = options.preset == "auto" ? autoPresetName(plan.architecture) : options.preset;
+    preset = findPreset(plan.preset);
     if (!preset) {
         lint.add("unknown-preset", LintSeverity::Error, {},
                  "unknown preset '" + options.preset + "' (known: " + presetNames() + ")", "");
         preset = findPreset("none");
     }
+}
 
-    const auto described = describeModules(arch, tensors, plan.targetLayers);
-    EntrySet targets;
-    EntrySet ignore;
-    targets.add(preset->targets, "preset " + preset->name, false);
-    targets.add(options.targets, "--target", true);
-    ignore.add(preset->ignore, "preset " + preset->name, false);
-    ignore.add(options.ignore, "--ignore", true);
-    for (const auto* set : {&targets, &ignore}) {
-        const auto kind = set == &targets ? EntryKind::Target : EntryKind::Ignore;
-        for (std::size_t i = 0; i < set->entries.size(); ++i) {
-            auto preview = previewEntry(set->entries[i], kind, set->sources[i], described);
-            if (!preview.valid) {
-                lint.add("invalid-entry", LintSeverity::Error, {set->entries[i].text()}, preview.error, "");
-            } else if (set->fromUser[i]) {
-                for (const auto& w : preview.warnings) {
-                    const bool unmatched = w.starts_with("matches nothing");
-                    lint.add(unmatched ? std::string(entryKindName(kind)) + "-unmatched" : "entry-pattern",
-                             LintSeverity::Warning, {set->entries[i].text()},
-                             std::string(entryKindName(kind)) + " entry '" + set->entries[i].text() + "' " +
-                                 w + ".",
-                             "format-spec §4.1, §6");
-                }
-            }
-            plan.entries.push_back(std::move(preview));
-        }
-    }
-
-    const auto rules =
-        compileSchemeRules(preset->schemes, "preset " + preset->name, options.schemes, described, plan, lint);
-    const auto roundingRules = compileRoundingRules(options.roundings, described, lint);
-
+void PlanBuilder::classifyModules(const std::vector<TensorInfo>& tensors)
+{
+    described = describeModules(plan.architecture, tensors, plan.targetLayers);
     plan.modules.reserve(described.size());
     for (const auto& d : described) {
         PlannedModule m;
         static_cast<DraftModule&>(m) = d;
         plan.modules.push_back(std::move(m));
     }
+}
 
-    // Decide per vLLM layer: the shards of a fused layer (q/k/v, gate/up) share one decision (format-spec
-    // §4.3).
-    std::map<std::string, std::vector<std::size_t>> units;
+void PlanBuilder::compileEntries()
+{
+    targets.add(preset->targets, "preset " + preset->name, false);
+    targets.add(options.targets, "--target", true);
+    ignore.add(preset->ignore, "preset " + preset->name, false);
+    ignore.add(options.ignore, "--ignore", true);
+    previewEntries(targets, EntryKind::Target);
+    previewEntries(ignore, EntryKind::Ignore);
+}
+
+void PlanBuilder::previewEntries(const EntrySet& set, EntryKind kind)
+{
+    for (std::size_t i = 0; i < set.entries.size(); ++i) {
+        auto preview = previewEntry(set.entries[i], kind, set.sources[i], described);
+        if (!preview.valid) {
+            lint.add("invalid-entry", LintSeverity::Error, {set.entries[i].text()}, preview.error, "");
+        } else if (set.fromUser[i]) {
+            for (const auto& w : preview.warnings) {
+                const bool unmatched = w.starts_with("matches nothing");
+                lint.add(unmatched ? std::string(entryKindName(kind)) + "-unmatched" : "entry-pattern",
+                         LintSeverity::Warning, {set.entries[i].text()},
+                         std::string(entryKindName(kind)) + " entry '" + set.entries[i].text() + "' " + w +
+                             ".",
+                         "format-spec §4.1, §6");
+            }
+        }
+        plan.entries.push_back(std::move(preview));
+    }
+}
+
+void PlanBuilder::compileRules()
+{
+    schemeRules =
+        compileSchemeRules(preset->schemes, "preset " + preset->name, options.schemes, described, plan, lint);
+    roundingRules = compileRoundingRules(options.roundings, described, lint);
+}
+
+/// Decide per vLLM layer: the shards of a fused layer (q/k/v, gate/up) share one decision (format-spec §4.3).
+void PlanBuilder::decideLinearLayers()
+{
+    std::map<std::string, LayerUnit> units;
     for (std::size_t i = 0; i < plan.modules.size(); ++i) {
-        if (plan.modules[i].isLinear()) {
-            units[plan.modules[i].vllmName].push_back(i);
+        const auto& m = plan.modules[i];
+        if (m.isLinear()) {
+            auto& unit = units[m.vllmName];
+            unit.layer = m.vllmName;
+            unit.members.push_back(i);
+            unit.names.push_back(m.name);
         }
     }
+    for (const auto& [layer, unit] : units) {
+        decideLayer(unit);
+    }
+}
+
+void PlanBuilder::decideLayer(const LayerUnit& unit)
+{
+    const auto verdict = ignoreVerdict(unit);
+    if (!verdict.byShards.error.empty()) {
+        lint.add("fused-group", LintSeverity::Error, unit.names,
+                 "ignore entries split the fused " + leadOf(unit).fusedGroup + " of " + unit.layer +
+                     "; vLLM would raise: " + verdict.byShards.error,
+                 "format-spec §4.3");
+        keep(unit, "ignore entries disagree on its shards (vLLM raises): " + verdict.byShards.error);
+        return;
+    }
+    lintIgnoreMismatch(unit, verdict);
+    lintPartialShardRules(unit);
+    // A scheme rule decides the unit outright: the last rule that matches wins.
+    if (const auto* rule = lastMatchingRule(schemeRules, unit.layer, leadOf(unit))) {
+        applySchemeRule(unit, *rule);
+        return;
+    }
+    if (verdict.ignored()) {
+        const int index =
+            verdict.byName.entryIndex >= 0 ? verdict.byName.entryIndex : verdict.byShards.entryIndex;
+        keepByChoice(unit, index >= 0 ? "ignored by " + ignore.describe(index) : "ignored (older vLLM name)");
+        return;
+    }
+    if (const auto target = selectingTarget(unit)) {
+        applyDefaultScheme(unit, *target);
+    } else {
+        keepByChoice(unit, "no target entry selects it");
+    }
+}
+
+/// Ignore: as vLLM decides for drafts today (fused name, no mapping) and once vllm#53116 is fixed
+/// (shard names through the mapping). Shards that disagree make vLLM raise: show its error now.
+IgnoreVerdict PlanBuilder::ignoreVerdict(const LayerUnit& unit) const
+{
     static const FusedMapping noMapping;
-    std::vector<std::string> shapeKept, rawKept, rawForced, rawQuantized;
-    for (const auto& [layer, unitMembers] : units) {
-        // A plain reference: the lambdas below capture it (clang < 16 cannot capture structured bindings).
-        const auto& members = unitMembers;
-        const auto& lead = plan.modules[members.front()];
-        std::vector<std::string> names;
-        for (const auto i : members) {
-            names.push_back(plan.modules[i].name);
-        }
-        auto setAll = [&](PlanDecision decision, const std::string& reason,
-                          const WeightScheme& scheme = keepScheme()) {
-            for (const auto i : members) {
-                plan.modules[i].decision = decision;
-                plan.modules[i].reason = reason;
-                plan.modules[i].scheme = decision == PlanDecision::Quantize ? &scheme : &keepScheme();
-            }
-        };
-        // The hard limits for every shard under @p scheme, so a fused group never splits.
-        auto limitFor = [&](const WeightScheme& scheme, bool& rawBlocked) -> std::string {
-            for (const auto i : members) {
-                const auto& m = plan.modules[i];
-                if (!m.vllmLimit.empty()) {
-                    return m.vllmLimit;
-                }
-                if (m.readsRawWeight && !preset->patchedVllm) {
-                    rawBlocked = true;
-                    return "vLLM reads " + leafOf(layer) +
-                           ".weight directly (context-KV buffers): stock vLLM cannot load it quantized "
-                           "(vllm#51581)";
-                }
-                if (!isQuantizableFloat(m.dtype)) {
-                    return "weight dtype " + std::string(dtypeName(m.dtype)) + " is not BF16, F16 or F32";
-                }
-                if (const auto shape =
-                        scheme.shapeProblem(m.outFeatures, m.inFeatures, splitOf(m.vllmClass), plan.tpDegree);
-                    !shape.empty()) {
-                    shapeKept.insert(shapeKept.end(), names.begin(), names.end());
-                    return "shape: " + (members.size() > 1 ? m.name + " " : std::string()) + shape;
-                }
-            }
-            return {};
-        };
+    IgnoreVerdict verdict{shouldIgnoreLayer(unit.layer, ignore.entries, noMapping),
+                          shouldIgnoreLayer(unit.layer, ignore.entries, standardFusedMapping())};
+    for (const auto& alias : leadOf(unit).vllmAliases) {
+        verdict.byAlias = verdict.byAlias || shouldIgnoreLayer(alias, ignore.entries, noMapping).ignored;
+    }
+    return verdict;
+}
 
-        // Targets: name, class ("Linear"), or every shard by name (vLLM find_matched_target).
-        bool hit = matchesTarget(layer, lead.vllmClass, targets.entries, standardFusedMapping());
-        for (const auto& alias : lead.vllmAliases) {
-            hit = hit || firstMatch(targets.entries, alias) >= 0;
-        }
-        int hitIndex = -1;
-        for (std::size_t t = 0; t < targets.entries.size() && hitIndex < 0; ++t) {
-            const std::vector<MatchEntry> one{targets.entries[t]};
-            if (matchesTarget(layer, lead.vllmClass, one, standardFusedMapping())) {
-                hitIndex = static_cast<int>(t);
-            }
-        }
-
-        // Ignore: as vLLM decides for drafts today (fused name, no mapping) and once vllm#53116 is fixed
-        // (shard names through the mapping). Shards that disagree make vLLM raise: show its error now.
-        const auto byName = shouldIgnoreLayer(layer, ignore.entries, noMapping);
-        const auto byShards = shouldIgnoreLayer(layer, ignore.entries, standardFusedMapping());
-        bool aliasIgnored = false;
-        for (const auto& alias : lead.vllmAliases) {
-            aliasIgnored = aliasIgnored || shouldIgnoreLayer(alias, ignore.entries, noMapping).ignored;
-        }
-        if (!byShards.error.empty()) {
-            lint.add("fused-group", LintSeverity::Error, names,
-                     "ignore entries split the fused " + lead.fusedGroup + " of " + layer +
-                         "; vLLM would raise: " + byShards.error,
-                     "format-spec §4.3");
-            setAll(PlanDecision::Keep,
-                   "ignore entries disagree on its shards (vLLM raises): " + byShards.error);
-            continue;
-        }
-        if (isFusedLeaf(layer) && byName.ignored != byShards.ignored) {
-            lint.add("fused-entry-mismatch", LintSeverity::Warning, names,
-                     "the ignore entries select " + layer + " by " +
-                         (byName.ignored ? "its fused name but not its shard names"
+void PlanBuilder::lintIgnoreMismatch(const LayerUnit& unit, const IgnoreVerdict& verdict)
+{
+    if (!isFusedLeaf(unit.layer) || verdict.byName.ignored == verdict.byShards.ignored) {
+        return;
+    }
+    lint.add("fused-entry-mismatch", LintSeverity::Warning, unit.names,
+             "the ignore entries select " + unit.layer + " by " +
+                 (verdict.byName.ignored ? "its fused name but not its shard names"
                                          : "its shard names but not its fused name") +
-                         ": vLLM decides drafts by the fused name today and by the shards once vllm#53116 is "
-                         "fixed; "
-                         "the plan keeps it BF16 and the generated ignore list covers both.",
-                     "vllm#53116");
-        }
-        // A rule naming only some shards of a fused set does not select it (vLLM decides the fused layer).
-        for (const auto& rule : rules) {
-            const bool someShard = std::any_of(members.begin(), members.end(), [&](std::size_t i) {
-                return plan.modules[i].vllmShardName != layer &&
-                       rule.entry.matches(plan.modules[i].vllmShardName);
-            });
-            if (someShard && lastMatchingRule(std::vector<SchemeRule>{rule}, layer, lead) == nullptr) {
-                lint.add("fused-entry-mismatch", LintSeverity::Warning, names,
-                         rule.describe() + " names some shards of the fused " + lead.fusedGroup + " " +
-                             layer +
-                             " but not the fused layer, so it does not apply: vLLM decides the fused layer "
-                             "as one; "
-                             "match every shard (e.g. re:.*\\." +
-                             nameregex::leafAlternation(lead.fusedGroup) + "$).",
-                         "schemes-spec §5.2 rule 3");
-            }
-        }
-        // A scheme rule decides the unit outright: the last rule that matches wins.
-        if (const auto* rule = lastMatchingRule(rules, layer, lead)) {
-            const auto& scheme = *rule->scheme;
-            if (!scheme.quantizes()) {
-                setAll(PlanDecision::Keep, "BF16: " + rule->describe());
-                if (lead.readsRawWeight) {
-                    rawKept.insert(rawKept.end(), names.begin(), names.end());
-                }
-                continue;
-            }
-            bool rawBlocked = false;
-            if (const auto limit = limitFor(scheme, rawBlocked); !limit.empty()) {
-                if (rawBlocked) {
-                    lint.add("raw-weight-read", LintSeverity::Error, names,
-                             rule->describe() + " assigns " + std::string(scheme.name) + " to " + layer +
-                                 ", but vLLM reads " + leafOf(layer) +
-                                 ".weight directly for the context KV and cannot load it quantized: assign "
-                                 "BF16 there or narrow the rule.",
-                             "vllm#51581");
-                }
-                setAll(PlanDecision::Keep, limit);
-                continue;
-            }
-            std::string reason = std::string(scheme.name) + ": " + rule->describe();
-            if (members.size() > 1 || !lead.fusedGroup.empty()) {
-                reason += ", with the whole fused " + lead.fusedGroup;
-            }
-            setAll(PlanDecision::Quantize, reason, scheme);
-            if (lead.readsRawWeight) {
-                rawQuantized.insert(rawQuantized.end(), names.begin(), names.end());
-            }
-            continue;
-        }
+                 ": vLLM decides drafts by the fused name today and by the shards once vllm#53116 is "
+                 "fixed; "
+                 "the plan keeps it BF16 and the generated ignore list covers both.",
+             "vllm#53116");
+}
 
-        const bool ignored = byName.ignored || byShards.ignored || aliasIgnored;
-        if (ignored) {
-            const int index = byName.entryIndex >= 0 ? byName.entryIndex : byShards.entryIndex;
-            setAll(PlanDecision::Keep,
-                   index >= 0 ? "ignored by " + ignore.describe(index) : "ignored (older vLLM name)");
-            if (lead.readsRawWeight) {
-                rawKept.insert(rawKept.end(), names.begin(), names.end());
-            }
-            continue;
-        }
-        if (!hit) {
-            setAll(PlanDecision::Keep, "no target entry selects it");
-            if (lead.readsRawWeight) {
-                rawKept.insert(rawKept.end(), names.begin(), names.end());
-            }
-            continue;
-        }
-
-        // Selected: the default scheme, within the hard limits.
-        if (!plan.defaultScheme->quantizes()) {
-            setAll(PlanDecision::Keep, "no valid default scheme (see the errors)");
-            continue;
-        }
-        bool rawBlocked = false;
-        if (const auto limit = limitFor(*plan.defaultScheme, rawBlocked); !limit.empty()) {
-            if (rawBlocked) {
-                rawForced.insert(rawForced.end(), names.begin(), names.end());
-            }
-            setAll(PlanDecision::Keep, limit);
-            continue;
-        }
-        std::string reason =
-            std::string(plan.defaultScheme->name) + ": selected by " +
-            (hitIndex >= 0 ? targets.describe(hitIndex) : std::string("its shards' targets"));
-        if (members.size() > 1 || !lead.fusedGroup.empty()) {
-            reason += ", with the whole fused " + lead.fusedGroup;
-        }
-        setAll(PlanDecision::Quantize, reason, *plan.defaultScheme);
-        if (lead.readsRawWeight) {
-            rawQuantized.insert(rawQuantized.end(), names.begin(), names.end());
+/// A rule naming only some shards of a fused set does not select it (vLLM decides the fused layer).
+void PlanBuilder::lintPartialShardRules(const LayerUnit& unit)
+{
+    const auto& lead = leadOf(unit);
+    for (const auto& rule : schemeRules) {
+        const bool someShard = std::any_of(unit.members.begin(), unit.members.end(), [&](std::size_t i) {
+            return plan.modules[i].vllmShardName != unit.layer &&
+                   rule.entry.matches(plan.modules[i].vllmShardName);
+        });
+        if (someShard && lastMatchingRule(std::vector<SchemeRule>{rule}, unit.layer, lead) == nullptr) {
+            lint.add("fused-entry-mismatch", LintSeverity::Warning, unit.names,
+                     rule.describe() + " names some shards of the fused " + lead.fusedGroup + " " +
+                         unit.layer +
+                         " but not the fused layer, so it does not apply: vLLM decides the fused layer "
+                         "as one; "
+                         "match every shard (e.g. re:.*\\." +
+                         nameregex::leafAlternation(lead.fusedGroup) + "$).",
+                     "schemes-spec §5.2 rule 3");
         }
     }
+}
 
-    // Everything that is not a Linear keeps its bytes; say why, and lint a user who tried anyway.
-    std::vector<std::string> headsSelected, embeddingsSelected, tinyKept, tinyQuantized;
+/// Targets: name, class ("Linear"), or every shard by name (vLLM find_matched_target). nullopt when no target
+/// selects the layer; else the first entry that selects it alone, -1 when only its shards' entries together
+/// or an older name do.
+std::optional<int> PlanBuilder::selectingTarget(const LayerUnit& unit) const
+{
+    const auto& lead = leadOf(unit);
+    bool hit = matchesTarget(unit.layer, lead.vllmClass, targets.entries, standardFusedMapping());
+    for (const auto& alias : lead.vllmAliases) {
+        hit = hit || firstMatch(targets.entries, alias) >= 0;
+    }
+    if (!hit) {
+        return std::nullopt;
+    }
+    for (std::size_t t = 0; t < targets.entries.size(); ++t) {
+        const std::vector<MatchEntry> one{targets.entries[t]};
+        if (matchesTarget(unit.layer, lead.vllmClass, one, standardFusedMapping())) {
+            return static_cast<int>(t);
+        }
+    }
+    return -1;
+}
+
+void PlanBuilder::applySchemeRule(const LayerUnit& unit, const SchemeRule& rule)
+{
+    const auto& scheme = *rule.scheme;
+    if (!scheme.quantizes()) {
+        keepByChoice(unit, "BF16: " + rule.describe());
+        return;
+    }
+    if (const auto limit = hardLimit(unit, scheme); !limit.reason.empty()) {
+        if (limit.rawRead) {
+            lint.add("raw-weight-read", LintSeverity::Error, unit.names,
+                     rule.describe() + " assigns " + std::string(scheme.name) + " to " + unit.layer +
+                         ", but vLLM reads " + leafOf(unit.layer) +
+                         ".weight directly for the context KV and cannot load it quantized: assign "
+                         "BF16 there or narrow the rule.",
+                     "vllm#51581");
+        }
+        keep(unit, limit.reason);
+        return;
+    }
+    quantize(unit, scheme, std::string(scheme.name) + ": " + rule.describe());
+}
+
+/// Selected: the default scheme, within the hard limits.
+void PlanBuilder::applyDefaultScheme(const LayerUnit& unit, int targetIndex)
+{
+    if (!plan.defaultScheme->quantizes()) {
+        keep(unit, "no valid default scheme (see the errors)");
+        return;
+    }
+    if (const auto limit = hardLimit(unit, *plan.defaultScheme); !limit.reason.empty()) {
+        if (limit.rawRead) {
+            rawForced.insert(rawForced.end(), unit.names.begin(), unit.names.end());
+        }
+        keep(unit, limit.reason);
+        return;
+    }
+    quantize(unit, *plan.defaultScheme,
+             std::string(plan.defaultScheme->name) + ": selected by " +
+                 (targetIndex >= 0 ? targets.describe(targetIndex) : std::string("its shards' targets")));
+}
+
+/// The hard limits for every shard under @p scheme, so a fused group never splits.
+HardLimit PlanBuilder::hardLimit(const LayerUnit& unit, const WeightScheme& scheme)
+{
+    for (const auto i : unit.members) {
+        const auto& m = plan.modules[i];
+        if (!m.vllmLimit.empty()) {
+            return {m.vllmLimit};
+        }
+        if (m.readsRawWeight && !preset->patchedVllm) {
+            return {"vLLM reads " + leafOf(unit.layer) +
+                        ".weight directly (context-KV buffers): stock vLLM cannot load it quantized "
+                        "(vllm#51581)",
+                    true};
+        }
+        if (!isQuantizableFloat(m.dtype)) {
+            return {"weight dtype " + std::string(dtypeName(m.dtype)) + " is not BF16, F16 or F32"};
+        }
+        if (const auto shape =
+                scheme.shapeProblem(m.outFeatures, m.inFeatures, splitOf(m.vllmClass), plan.tpDegree);
+            !shape.empty()) {
+            shapeKept.insert(shapeKept.end(), unit.names.begin(), unit.names.end());
+            return {"shape: " + (unit.members.size() > 1 ? m.name + " " : std::string()) + shape};
+        }
+    }
+    return {};
+}
+
+void PlanBuilder::keep(const LayerUnit& unit, const std::string& reason)
+{
+    for (const auto i : unit.members) {
+        plan.modules[i].decision = PlanDecision::Keep;
+        plan.modules[i].reason = reason;
+        plan.modules[i].scheme = &keepScheme();
+    }
+}
+
+/// Kept by an entry or a BF16 rule rather than by a limit: a layer vLLM reads raw is noted, as one stock vLLM
+/// could not have loaded quantized anyway.
+void PlanBuilder::keepByChoice(const LayerUnit& unit, const std::string& reason)
+{
+    keep(unit, reason);
+    if (leadOf(unit).readsRawWeight) {
+        rawKept.insert(rawKept.end(), unit.names.begin(), unit.names.end());
+    }
+}
+
+void PlanBuilder::quantize(const LayerUnit& unit, const WeightScheme& scheme, std::string reason)
+{
+    const auto& lead = leadOf(unit);
+    if (unit.members.size() > 1 || !lead.fusedGroup.empty()) {
+        reason += ", with the whole fused " + lead.fusedGroup;
+    }
+    for (const auto i : unit.members) {
+        plan.modules[i].decision = PlanDecision::Quantize;
+        plan.modules[i].reason = reason;
+        plan.modules[i].scheme = &scheme;
+    }
+    if (lead.readsRawWeight) {
+        rawQuantized.insert(rawQuantized.end(), unit.names.begin(), unit.names.end());
+    }
+}
+
+/// Everything that is not a Linear keeps its bytes; say why, and lint a user who tried anyway.
+void PlanBuilder::explainOtherModules()
+{
     for (auto& m : plan.modules) {
         if (m.isLinear()) {
             if (std::min(m.outFeatures, m.inFeatures) < 128) {
@@ -654,45 +791,58 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
             }
             continue;
         }
-        switch (m.role) {
-        case ModuleRole::Norm:
-            m.reason = "norm: a 1-D scale, copied as is";
-            break;
-        case ModuleRole::Buffer:
-            m.reason = m.vllmLimit.empty() ? "buffer: copied as is" : "buffer: " + m.vllmLimit;
-            break;
-        default:
-            m.reason = m.vllmLimit.empty() ? "not a Linear" : m.vllmLimit;
-            if (m.vllmName == "lm_head" && !m.weightTensor.empty()) {
-                applyHeadRule(plan, m, rules, lint);
-            }
-            break;
-        }
+        explainNonLinear(m);
         if (m.decision == PlanDecision::Quantize) {
             continue;
         }
-        // A user naming a head or embedding wants to know why it stays BF16, even if a preset ignores it.
-        bool userNamed = false;
-        bool presetNamed = false;
-        for (std::size_t t = 0; t < targets.entries.size(); ++t) {
-            if (targets.entries[t].matches(m.vllmName)) {
-                (targets.fromUser[t] ? userNamed : presetNamed) = true;
-            }
-        }
-        if (userNamed || (presetNamed && firstMatch(ignore.entries, m.vllmName) < 0)) {
-            if (m.role == ModuleRole::Head) {
-                headsSelected.push_back(m.name);
-            } else if (m.role == ModuleRole::Embedding) {
-                embeddingsSelected.push_back(m.name);
-            }
-        }
+        noteTargetedNonLinear(m);
         if (m.role == ModuleRole::Head && m.outFeatures && std::min(m.outFeatures, m.inFeatures) <= 1024) {
             tinyKept.push_back(m.name);
         }
     }
+}
 
-    // Rounding, per quantized decision unit (fused shards share one): the last rounding rule that matches,
-    // else the default. Orthogonal to the scheme, so it never changes a decision or a size.
+void PlanBuilder::explainNonLinear(PlannedModule& m)
+{
+    switch (m.role) {
+    case ModuleRole::Norm:
+        m.reason = "norm: a 1-D scale, copied as is";
+        break;
+    case ModuleRole::Buffer:
+        m.reason = m.vllmLimit.empty() ? "buffer: copied as is" : "buffer: " + m.vllmLimit;
+        break;
+    default:
+        m.reason = m.vllmLimit.empty() ? "not a Linear" : m.vllmLimit;
+        if (m.vllmName == "lm_head" && !m.weightTensor.empty()) {
+            applyHeadRule(plan, m, schemeRules, lint);
+        }
+        break;
+    }
+}
+
+/// A user naming a head or embedding wants to know why it stays BF16, even if a preset ignores it.
+void PlanBuilder::noteTargetedNonLinear(const PlannedModule& m)
+{
+    bool userNamed = false;
+    bool presetNamed = false;
+    for (std::size_t t = 0; t < targets.entries.size(); ++t) {
+        if (targets.entries[t].matches(m.vllmName)) {
+            (targets.fromUser[t] ? userNamed : presetNamed) = true;
+        }
+    }
+    if (userNamed || (presetNamed && firstMatch(ignore.entries, m.vllmName) < 0)) {
+        if (m.role == ModuleRole::Head) {
+            headsSelected.push_back(m.name);
+        } else if (m.role == ModuleRole::Embedding) {
+            embeddingsSelected.push_back(m.name);
+        }
+    }
+}
+
+/// Rounding, per quantized decision unit (fused shards share one): the last rounding rule that matches,
+/// else the default. Orthogonal to the scheme, so it never changes a decision or a size.
+void PlanBuilder::assignRoundings()
+{
     std::map<std::string, std::vector<std::size_t>> quantizedUnits;
     for (std::size_t i = 0; i < plan.modules.size(); ++i) {
         if (plan.modules[i].decision == PlanDecision::Quantize) {
@@ -713,8 +863,11 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
             }
         }
     }
+}
 
-    // Sizes (format-spec §2.1) and the bytes one draft step streams (gathers excluded).
+/// Sizes (format-spec §2.1) and the bytes one draft step streams (gathers excluded).
+void PlanBuilder::sumSizes()
+{
     for (auto& m : plan.modules) {
         m.bytesAfter = m.bytes;
         if (m.decision == PlanDecision::Quantize) {
@@ -737,8 +890,10 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
             plan.sizes.streamedAfter += m.bytesAfter;
         }
     }
+}
 
-    // Lint.
+void PlanBuilder::lintRawReadsAndShapes()
+{
     if (!rawQuantized.empty()) {
         lint.add("raw-weight-read", LintSeverity::Warning, rawQuantized,
                  "q/k/v are quantized: stock vLLM slices qkv_proj.weight to build the context KV and fails "
@@ -768,7 +923,10 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
                 joinNames(shapeKept) + ").",
             "format-spec §4.6");
     }
-    lintSchemes(plan, lint);
+}
+
+void PlanBuilder::lintKeptSelections()
+{
     if (!headsSelected.empty()) {
         lint.add(
             "lm-head", LintSeverity::Warning, headsSelected,
@@ -796,6 +954,11 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
                  "the logits.",
                  "format-spec §5.3, §5.4");
     }
+}
+
+void PlanBuilder::lintServing()
+{
+    const auto& arch = plan.architecture;
     const bool ownHead = std::any_of(plan.modules.begin(), plan.modules.end(),
                                      [](const PlannedModule& m) { return m.vllmName == "lm_head"; });
     lint.add("target-pairing", LintSeverity::Info, {},
@@ -829,7 +992,10 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
     if (plan.sizes.quantizedModules == 0 && plan.errors.empty()) {
         lint.add("nothing-quantized", LintSeverity::Warning, {}, "the plan quantizes no module.", "");
     }
+}
 
+void PlanBuilder::buildConfigGroupsAndIgnore()
+{
     const auto groups = buildConfigGroups(plan.modules);
     plan.groups = groups.groups;
     if (!groups.error.empty()) {
@@ -842,7 +1008,30 @@ QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& 
         lint.add("ignore-selfcheck", LintSeverity::Error, {}, "internal: " + generated.error,
                  "format-spec §7");
     }
-    return plan;
+}
+
+} // namespace
+
+QuantPlan makePlan(const nlohmann::json& config, const std::vector<TensorInfo>& tensors,
+                   const PlanOptions& options)
+{
+    PlanBuilder builder(config, options);
+    builder.checkDefaults();
+    builder.resolveTargetLayers();
+    builder.resolvePreset();
+    builder.classifyModules(tensors);
+    builder.compileEntries();
+    builder.compileRules();
+    builder.decideLinearLayers();
+    builder.explainOtherModules();
+    builder.assignRoundings();
+    builder.sumSizes();
+    builder.lintRawReadsAndShapes();
+    lintSchemes(builder.plan, builder.lint);
+    builder.lintKeptSelections();
+    builder.lintServing();
+    builder.buildConfigGroupsAndIgnore();
+    return std::move(builder.plan);
 }
 
 } // namespace spark
