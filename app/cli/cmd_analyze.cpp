@@ -119,10 +119,7 @@ int runAnalyze(const std::vector<std::string>& argv)
     const bool roundingRules = !planOptions.roundings.empty();
     options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 4096));
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
-    std::vector<TensorInfo> infos;
-    for (const auto& t : checkpoint.tensors()) {
-        infos.push_back(t.info);
-    }
+    const auto infos = checkpoint.tensorInfos();
     const auto plan = makePlan(checkpoint.config(), infos, planOptions);
     if ((!rules.empty() || roundingRules) && !plan.errors.empty()) {
         throw UsageError("plan error: " + plan.errors.front());

@@ -293,11 +293,7 @@ int runPlan(const std::vector<std::string>& argv)
     const auto options = planOptionsFrom(args);
     const auto timing = timingInputsFrom(args);
     const auto checkpoint = Checkpoint::open(args.positional()[0]);
-    std::vector<TensorInfo> infos;
-    infos.reserve(checkpoint.tensors().size());
-    for (const auto& t : checkpoint.tensors()) {
-        infos.push_back(t.info);
-    }
+    const auto infos = checkpoint.tensorInfos();
     auto plan = makePlan(checkpoint.config(), infos, options);
     // With a budget the allocator picks a scheme per unit and its plan replaces the seed recipe's.
     std::optional<BudgetOutcome> budget;

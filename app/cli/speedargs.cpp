@@ -102,11 +102,7 @@ std::optional<SpeedModelOptions> speedModelOptionsFrom(const Args& args)
         throw UsageError("--saving-ms and --plan exclude each other");
     }
     const auto draft = Checkpoint::open(*planPath);
-    std::vector<TensorInfo> infos;
-    infos.reserve(draft.tensors().size());
-    for (const auto& t : draft.tensors()) {
-        infos.push_back(t.info);
-    }
+    const auto infos = draft.tensorInfos();
     const auto plan = makePlan(draft.config(), infos, planOptionsFrom(args));
     if (!plan.errors.empty()) {
         throw std::runtime_error("plan of " + *planPath + ": " + plan.errors.front());
