@@ -1,9 +1,11 @@
 // The main window: opening through the menu's code path, errors, stale opens, drag and drop, recent
-// files, the Tensors tab, and `--screenshot` rendering.
+// files, File ▸ Open Example, the Tensors tab, and `--screenshot` rendering.
 #include "audittesthelpers.h"
 #include "core/demo/demodraft.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
+#include "views/acceptance/acceptancepanel.h"
+#include "views/acceptance/acceptancerunner.h"
 #include "views/compare/compareview.h"
 #include "views/document/document.h"
 #include "views/document/documentsnapshot.h"
@@ -24,9 +26,12 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -256,6 +261,41 @@ class TestGuiMainWindow : public QObject
         QVERIFY(QTest::qWaitForWindowActive(&window));
         QTest::keyClick(&window, Qt::Key_Q, Qt::ControlModifier);
         QTRY_VERIFY(!window.isVisible());
+    }
+
+    void openExampleIsReadyToRun()
+    {
+        MainWindow window(noSavedState());
+        // From a build tree the example is the source tree's trained drafts.
+        const auto trained = QFileInfo(QStringLiteral(SPARK_TEST_DATA "/trained")).canonicalFilePath();
+        QVERIFY(window.openExampleAction()->isEnabled());
+        QSignalSpy loaded(&window, &MainWindow::documentLoaded);
+        window.openExampleAction()->trigger();
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(window.currentPath(), trained + QStringLiteral("/eagle3"));
+        QVERIFY(window.statusBar()->currentMessage().startsWith(QStringLiteral("Example:")));
+        auto* acceptance = window.acceptancePanel();
+        QCOMPARE(acceptance->captureEdit()->text(), trained + QStringLiteral("/capture-hs"));
+        QCOMPARE(acceptance->targetEdit()->text(), trained + QStringLiteral("/target"));
+
+        // It runs as it is: the plan against BF16 on the example's capture.
+        acceptance->anchorsSpin()->setValue(32);
+        QSignalSpy finished(acceptance->runner(), &AcceptanceRunner::finished);
+        acceptance->runButton()->click();
+        QVERIFY(finished.wait(180000));
+        const auto result = finished.front().front().value<AcceptanceJobResult>();
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.run);
+
+        // A capture belongs to its draft: another draft shows its own fields, and each comes back.
+        QVERIFY(openAndWait(window, m_draft));
+        QVERIFY(acceptance->captureEdit()->text().isEmpty());
+        QVERIFY(acceptance->targetEdit()->text().isEmpty());
+        acceptance->captureEdit()->setText(path(QStringLiteral("glm-capture")));
+        QVERIFY(openAndWait(window, trained + QStringLiteral("/eagle3")));
+        QCOMPARE(acceptance->captureEdit()->text(), trained + QStringLiteral("/capture-hs"));
+        QVERIFY(openAndWait(window, m_draft));
+        QCOMPARE(acceptance->captureEdit()->text(), path(QStringLiteral("glm-capture")));
     }
 
     void recentFiles()

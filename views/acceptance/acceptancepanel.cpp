@@ -295,6 +295,8 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     connect(m_controller->document(), &Document::snapshotChanged, this, [this] {
         m_runner->cancel();
         clearResults();
+        const auto snapshot = m_controller->document()->snapshot();
+        switchDraftInputs(snapshot ? QFileInfo(snapshot->folder).canonicalFilePath() : QString());
         setStatus(tr("Choose a capture of the target's hidden states and press Run."), false);
     });
     clearResults();
@@ -592,6 +594,32 @@ bool AcceptancePanel::exportRates(const QString& path)
     } catch (const std::exception& e) {
         setStatus(QString::fromStdString(e.what()), true);
         return false;
+    }
+}
+
+void AcceptancePanel::switchDraftInputs(const QString& folder)
+{
+    if (folder == m_draftFolder) {
+        return;
+    }
+    if (!m_draftFolder.isEmpty()) {
+        m_inputsByDraft.insert(m_draftFolder, {m_capture->text(), m_target->text()});
+    }
+    m_draftFolder = folder;
+    const auto inputs = m_inputsByDraft.value(folder);
+    m_capture->setText(inputs.capture);
+    m_target->setText(inputs.target);
+}
+
+void AcceptancePanel::setInputsForDraft(const QString& draftFolder, const QString& capture,
+                                        const QString& target)
+{
+    const auto folder = QFileInfo(draftFolder).canonicalFilePath();
+    if (folder == m_draftFolder) {
+        m_capture->setText(capture);
+        m_target->setText(target);
+    } else {
+        m_inputsByDraft.insert(folder, {capture, target});
     }
 }
 

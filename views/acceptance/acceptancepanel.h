@@ -4,6 +4,7 @@
 #include "core/forward/capturehealth.h"
 #include "views/shared/backgroundjob.h"
 
+#include <QHash>
 #include <QStringList>
 #include <QWidget>
 #include <memory>
@@ -71,6 +72,10 @@ class AcceptancePanel : public QWidget
     QString tauText() const;
     QString speedText() const;
 
+    /// @brief Sets the capture and target fields of the draft in @p draftFolder: now when it is open, else
+    /// when it is opened (File ▸ Open Example names them before the draft has loaded).
+    void setInputsForDraft(const QString& draftFolder, const QString& capture, const QString& target);
+
     /// @brief The job the inputs describe, or nullopt with @p why (nothing open, no capture, ...).
     std::optional<AcceptanceJob> jobFromInputs(QString* why) const;
 
@@ -104,11 +109,21 @@ class AcceptancePanel : public QWidget
     void setStatus(const QString& text, bool error);
     void updateSpeed();
     void clearResults();
+    /// Keeps the capture and target fields of the draft being closed and shows those of @p folder (empty
+    /// when it was never given any): a capture belongs to one target and its drafts, not to the next draft.
+    void switchDraftInputs(const QString& folder);
 
     PlanController* m_controller;
     AcceptanceRunner* m_runner;
     QLineEdit* m_capture;
     QLineEdit* m_target;
+    QString m_draftFolder; ///< canonical folder of the open draft, the key of m_inputsByDraft
+    struct DraftInputs
+    {
+        QString capture;
+        QString target;
+    };
+    QHash<QString, DraftInputs> m_inputsByDraft;
     QLineEdit* m_quantized;
     QRadioButton* m_usePlan;
     QRadioButton* m_useCheckpoint;

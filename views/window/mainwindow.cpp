@@ -24,6 +24,7 @@
 #include "views/tensors/tensorplansection.h"
 #include "views/tensors/tensorsview.h"
 #include "views/tensors/tensorsweepsection.h"
+#include "views/window/exampledraft.h"
 #include "views/window/recentfiles.h"
 
 #include <QAction>
@@ -89,6 +90,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     // Offline acceptance of the open draft on captured target hidden states; its per-unit sensitivity
     // becomes the Budget tab's α.
     auto* acceptance = new AcceptancePanel(m_planController, m_tabs);
+    m_acceptancePanel = acceptance;
     addTab(QStringLiteral("acceptance"), acceptance, tr("A&cceptance"));
     connect(acceptance, &AcceptancePanel::alphaRulesRequested, this,
             [this](const QStringList& rules, const QString& source) {
@@ -168,6 +170,13 @@ void MainWindow::createActions()
                                          this, &MainWindow::openFile);
     openFile->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openFile->setStatusTip(tr("Open a single .safetensors file or a model.safetensors.index.json."));
+    m_openExampleAction = fileMenu->addAction(tr("Open E&xample"), this, &MainWindow::openExample);
+    const auto example = findExampleDraft();
+    m_openExampleAction->setEnabled(example.has_value());
+    m_openExampleAction->setStatusTip(
+        example
+            ? tr("Open a trained EAGLE-3 head with its capture and target model: every tab is ready to run.")
+            : tr("No example is installed beside this program."));
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     fileMenu->addSeparator();
@@ -493,6 +502,30 @@ void MainWindow::openFile()
     if (!file.isEmpty()) {
         open(file);
     }
+}
+
+bool MainWindow::openExample()
+{
+    const auto example = findExampleDraft();
+    if (!example) {
+        return false;
+    }
+    m_acceptancePanel->setInputsForDraft(example->draft, example->capture, example->target);
+    // Said once the draft is open, in place of "Opened …".
+    connect(
+        this, &MainWindow::documentLoaded, this,
+        [this, draft = example->draft](const QString& path) {
+            if (path == draft) {
+                statusBar()->showMessage(
+                    tr("Example: a trained EAGLE-3 head. Its capture and target model are "
+                       "set in the Acceptance tab: Run there, or Score by Acceptance in "
+                       "the Budget tab."),
+                    15000);
+            }
+        },
+        Qt::SingleShotConnection);
+    open(example->draft);
+    return true;
 }
 
 void MainWindow::open(const QString& path)

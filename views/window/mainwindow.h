@@ -12,6 +12,7 @@ class QTabWidget;
 
 namespace spark {
 
+class AcceptancePanel;
 class AnalysisPanel;
 class BenchmarksTab;
 class BudgetPanel;
@@ -71,6 +72,10 @@ class MainWindow : public QMainWindow
     /// @brief The "Budget" tab: sensitivity sweep, exact Pareto frontier and budget slider.
     BudgetPanel* budgetPanel() const { return m_budgetPanel; }
     TensorSweepSection* tensorSweepSection() const { return m_sweepSection; }
+    /// @brief The "Acceptance" tab: offline acceptance of the open draft on a capture.
+    AcceptancePanel* acceptancePanel() const { return m_acceptancePanel; }
+    /// @brief File ▸ Open Example: disabled when no example is installed (findExampleDraft()).
+    QAction* openExampleAction() const { return m_openExampleAction; }
     /// @brief The "Compare" tab: a source against a quantized output of it.
     CompareView* compareView() const { return m_compareView; }
     /// @brief File ▸ Export… (Ctrl+E): enabled while currentPlan() is non-null.
@@ -116,6 +121,9 @@ class MainWindow : public QMainWindow
     void open(const QString& path);
     void openFolder();
     void openFile();
+    /// @brief Opens the trained example draft with its capture and target model filled in (the Acceptance
+    /// and Budget tabs read them). @return false when no example is installed.
+    bool openExample();
     void showAbout();
     /// @brief Opens the export dialog for the open checkpoint and currentPlan(), attaching the
     /// Benchmarks tab's report to the model card when there is one.
@@ -178,6 +186,8 @@ class MainWindow : public QMainWindow
     QAction* m_openPlanAction = nullptr;
     QString m_planPath;
     BudgetPanel* m_budgetPanel = nullptr;
+    AcceptancePanel* m_acceptancePanel = nullptr;
+    QAction* m_openExampleAction = nullptr;
     CompareView* m_compareView = nullptr;
     TensorSweepSection* m_sweepSection = nullptr;
 };
