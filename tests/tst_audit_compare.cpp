@@ -59,6 +59,7 @@ class TestAuditCompare : public QObject
     void oneChangedScaleIsThatModuleOnly();
     void changedCopyAndMissingTensor();
     void cli();
+    void unrelatedDraftsAreRefused();
 
   private:
     QTemporaryDir m_dir;
@@ -211,6 +212,29 @@ void TestAuditCompare::cli()
     QCOMPARE(notExact, 1);
     QVERIFY(exact > 0);
     QCOMPARE(runCli({"compare", sourcePath.string(), (m_root / "nothing").string()}).exitCode, 2);
+}
+
+void TestAuditCompare::unrelatedDraftsAreRefused()
+{
+    const auto glm = demoSource(m_root, "glm-dspark");
+    const auto laguna = exportDemo(m_root, "laguna-dflash", {}, "laguna-unrelated");
+    QVERIFY(!laguna.empty());
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             compareCheckpoints(Checkpoint::open(glm), Checkpoint::open(laguna)));
+    for (const auto& args : {std::vector<std::string>{"compare", glm.string(), laguna.string()},
+                             std::vector<std::string>{"compare", glm.string(), laguna.string(), "--json"}}) {
+        const auto result = runCli(args);
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.out.empty(), result.out.c_str());
+        // One line names both folders (a backend notice may come before it).
+        const auto at = result.err.find("not a quantization");
+        QVERIFY2(at != std::string::npos, result.err.c_str());
+        const auto begin = result.err.rfind('\n', at);
+        const auto line = result.err.substr(begin == std::string::npos ? 0 : begin + 1);
+        QCOMPARE(std::count(line.begin(), line.end(), '\n'), std::ptrdiff_t{1});
+        QVERIFY(line.find(glm.string()) != std::string::npos);
+        QVERIFY(line.find(laguna.string()) != std::string::npos);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestAuditCompare)

@@ -30,6 +30,9 @@ class TestGuiCompare : public QObject
     void missingPathIsAMessage();
     void droppedCheckpointReplacesThePath();
     void openDraftIsSuggested();
+    void unrelatedDraftsAreRefused();
+    void moduleMissingFromTheSourceIsNotACopy();
+    void differingCopiesAreMarkedPerRow();
 };
 
 void TestGuiCompare::comparesAnExport()
@@ -149,6 +152,128 @@ void TestGuiCompare::openDraftIsSuggested()
     view.suggestPath(QStringLiteral("/drafts/other-w4"), true);
     QCOMPARE(view.sourcePath(), QStringLiteral("/drafts/bf16"));
     QCOMPARE(view.outputPath(), QStringLiteral("/drafts/w4a16"));
+}
+
+namespace {
+
+/// Compares @p source with @p output in @p view and waits for the outcome.
+bool compareAndWait(CompareView& view, const fs::path& source, const fs::path& output)
+{
+    QSignalSpy finished(&view, &CompareView::finished);
+    view.setPaths(QString::fromStdString(source.string()), QString::fromStdString(output.string()));
+    view.startCompare();
+    return finished.wait(60000);
+}
+
+/// The model row of @p module, -1 when none.
+int rowOf(const CompareView& view, const QString& module)
+{
+    for (int r = 0; r < view.model()->rowCount(); ++r) {
+        if (view.model()->index(r, CompareModel::Module).data().toString() == module) {
+            return r;
+        }
+    }
+    return -1;
+}
+
+} // namespace
+
+void TestGuiCompare::unrelatedDraftsAreRefused()
+{
+    QTemporaryDir dir;
+    const fs::path root(dir.path().toStdString());
+    const auto glm = demoSource(root, "glm-dspark");
+    const auto laguna = exportDemo(root, "laguna-dflash", {}, "laguna-w4a16");
+    QVERIFY(!laguna.empty());
+
+    CompareView view;
+    // A real pair first: its table must not stay behind the refusal.
+    const auto eagle = exportDemo(root, "llama-eagle3", {}, "eagle-w4a16");
+    QVERIFY(compareAndWait(view, demoSource(root, "llama-eagle3"), eagle));
+    QVERIFY(view.model()->rowCount() > 0);
+
+    for (const auto& output : {laguna, demoSource(root, "laguna-dflash")}) {
+        QVERIFY(compareAndWait(view, glm, output));
+        QVERIFY2(view.statusText().contains(QStringLiteral("not a quantization")),
+                 qPrintable(view.statusText()));
+        QVERIFY(view.statusText().contains(QString::fromStdString(glm.string())));
+        QVERIFY(view.statusText().contains(QString::fromStdString(output.string())));
+        QVERIFY(!view.report());
+        QCOMPARE(view.model()->rowCount(), 0);
+        QCOMPARE(view.plot()->barCount(), 0);
+    }
+}
+
+void TestGuiCompare::moduleMissingFromTheSourceIsNotACopy()
+{
+    QTemporaryDir dir;
+    const fs::path root(dir.path().toStdString());
+    const auto full = demoSource(root, "llama-eagle3");
+    auto e = EditableCheckpoint::load(full);
+    QVERIFY(e.tensors.erase("midlayer.mlp.up_proj.weight") == 1);
+    e.write(root / "without-up");
+
+    CompareView view;
+    QVERIFY(compareAndWait(view, root / "without-up", full));
+    QVERIFY(view.report());
+    const int row = rowOf(view, QStringLiteral("midlayer.mlp.up_proj"));
+    QVERIFY(row >= 0);
+    const auto state = view.model()->index(row, CompareModel::BitExact).data().toString();
+    QVERIFY2(state != QStringLiteral("copy") && state.contains(QStringLiteral("missing")), qPrintable(state));
+    const auto err = view.model()->index(row, CompareModel::RelErr).data().toString();
+    QCOMPARE(err, QStringLiteral("-"));
+    QVERIFY(view.model()
+                ->index(row, CompareModel::BitExact)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("source")));
+    // The other copies stay identical copies.
+    const int other = rowOf(view, QStringLiteral("midlayer.mlp.down_proj"));
+    QVERIFY(other >= 0);
+    QCOMPARE(view.model()->index(other, CompareModel::BitExact).data().toString(), QStringLiteral("copy"));
+}
+
+void TestGuiCompare::differingCopiesAreMarkedPerRow()
+{
+    QTemporaryDir dir;
+    const fs::path root(dir.path().toStdString());
+    const auto source = demoSource(root, "llama-eagle3");
+    const auto out = exportDemo(root, "llama-eagle3", {}, "w4a16");
+    QVERIFY(!out.empty());
+    auto e = EditableCheckpoint::load(out);
+    // A BF16 module the export copies: one flipped bit.
+    QString copied;
+    for (auto& [name, tensor] : e.tensors) {
+        if (name.ends_with(".weight") && tensor.first.shape.size() == 2 &&
+            tensor.first.dtype == DType::BF16 &&
+            !e.tensors.contains(name.substr(0, name.size() - 7) + ".weight_scale")) {
+            tensor.second[0] ^= std::byte{0x01};
+            copied = QString::fromStdString(name.substr(0, name.size() - 7));
+            break;
+        }
+    }
+    QVERIFY(!copied.isEmpty());
+    e.write(root / "changed");
+
+    CompareView view;
+    QVERIFY(compareAndWait(view, source, root / "changed"));
+    QVERIFY(view.statusText().contains(QStringLiteral("1 copied tensors differ")));
+    int marked = 0;
+    for (int r = 0; r < view.model()->rowCount(); ++r) {
+        bool says = false;
+        for (int c = 0; c < view.model()->columnCount(); ++c) {
+            const auto index = view.model()->index(r, c);
+            if (index.data().toString().contains(QStringLiteral("differ")) &&
+                index.data(Qt::ForegroundRole).isValid() &&
+                index.data(Qt::ToolTipRole).toString().contains(copied)) {
+                says = true;
+            }
+        }
+        const auto module = view.model()->index(r, CompareModel::Module).data().toString();
+        QVERIFY2(says == (module == copied), qPrintable(module));
+        marked += says;
+    }
+    QCOMPARE(marked, 1);
 }
 
 QTEST_MAIN(TestGuiCompare)

@@ -72,6 +72,8 @@ int runCompare(const std::vector<std::string>& argv)
             row["max_abs_err"] = m.maxAbsErr ? nlohmann::json(*m.maxAbsErr) : nlohmann::json();
             row["bit_exact"] = bitExactJson(m.bitExact);
             row["detail"] = m.detail;
+            row["in_source"] = m.inSource;
+            row["differing_copies"] = m.differingCopies;
             out["modules"].push_back(row);
         }
         out["differing_tensors"] = report.differingTensors;
@@ -90,11 +92,15 @@ int runCompare(const std::vector<std::string>& argv)
         table.add({m.module, m.sourceScheme.empty() ? "-" : m.sourceScheme, m.outputScheme,
                    formatBytes(m.sourceBytes) + " -> " + formatBytes(m.outputBytes), bits,
                    errorText(m.relErr, m.nonFinite),
-                   m.quantizedInOutput ? std::string(bitExactnessName(m.bitExact)) : "copy"});
+                   !m.inSource           ? "missing in source"
+                   : m.quantizedInOutput ? std::string(bitExactnessName(m.bitExact))
+                                         : "copy"});
     }
     table.print(std::cout);
     for (const auto& m : report.modules) {
-        if (m.bitExact == BitExactness::No || (!m.detail.empty() && m.quantizedInOutput)) {
+        if (!m.inSource) {
+            std::cout << "missing in source: " << m.module << "\n";
+        } else if (m.bitExact == BitExactness::No || (!m.detail.empty() && m.quantizedInOutput)) {
             std::cout << (m.bitExact == BitExactness::No ? "differs: " : "note: ") << m.module << ": "
                       << m.detail << "\n";
         }

@@ -695,7 +695,8 @@ CheckReport checkCheckpoint(const Checkpoint& checkpoint, const CheckOptions& op
         if (!view.targetLayersKnown && view.architecture.kind != DraftArchitecture::Generic) {
             findings.add("target-layers-unknown", LintSeverity::Info, {},
                          "config.json does not state the target's layer count: vLLM names were computed with "
-                         "offset 0 (pass --target-layers N)",
+                         "offset 0 (set the target's layer count: --target-layers N in the CLI, the "
+                         "Target layers field in the app)",
                          "format-spec §5.1");
         }
     }

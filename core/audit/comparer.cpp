@@ -14,6 +14,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace spark {
 namespace {
@@ -165,6 +166,37 @@ class BitExactCheck
     bool m_failed = false;
 };
 
+/// Throws std::invalid_argument when @p output cannot be a quantization of @p source.
+void requireRelated(const Checkpoint& source, const QuantizedCheckpoint& sourceView, const Checkpoint& output,
+                    const QuantizedCheckpoint& outputView)
+{
+    const auto refuse = [&](const std::string& why) {
+        throw std::invalid_argument("'" + output.folder().string() + "' is not a quantization of '" +
+                                    source.folder().string() + "': " + why);
+    };
+    const auto& sa = sourceView.architecture;
+    const auto& oa = outputView.architecture;
+    if (sa.kind != DraftArchitecture::Generic && oa.kind != DraftArchitecture::Generic &&
+        sa.kind != oa.kind) {
+        refuse("the source is a " + sa.displayName + " draft, the output a " + oa.displayName + " draft");
+    }
+    std::size_t weighted = 0;
+    for (const auto& om : outputView.modules) {
+        if (!om.quantizedOnDisk && om.module.outFeatures == 0) {
+            continue;
+        }
+        ++weighted;
+        const auto* sm = sourceView.find(om.module.name);
+        if (sm && sm->module.outFeatures == om.module.outFeatures &&
+            sm->module.inFeatures == om.module.inFeatures) {
+            return;
+        }
+    }
+    if (weighted > 0) {
+        refuse("no module of the output matches a source module by name and weight shape");
+    }
+}
+
 } // namespace
 
 std::string_view bitExactnessName(BitExactness value)
@@ -219,6 +251,7 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
     CompareReport report;
     const auto sourceView = recogniseCheckpoint(source, options.targetLayers);
     const auto outputView = recogniseCheckpoint(output, options.targetLayers);
+    requireRelated(source, sourceView, output, outputView);
     const unsigned threads = resolveThreads(static_cast<int>(options.threads));
     const auto cpu = options.backend ? nullptr : makeBackend(Backend::Cpu);
     const QuantBackend& backend = options.backend ? *options.backend : *cpu;
@@ -258,7 +291,8 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         c.outputBytes = om.weightBytes;
         c.outputBitsPerWeight = om.bitsPerWeight;
         if (!sm) {
-            c.detail = "not in the source";
+            c.inSource = false;
+            c.detail = "not in the source: nothing to compare it with";
             report.modules.push_back(std::move(c));
             continue;
         }
@@ -392,10 +426,13 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         }
     }
     for (auto& c : report.modules) {
-        if (!c.quantizedInOutput && !c.quantizedInSource) {
-            const bool differs =
-                std::any_of(report.differingTensors.begin(), report.differingTensors.end(),
-                            [&](const std::string& t) { return moduleOfTensor(t) == c.module; });
+        for (const auto& t : report.differingTensors) {
+            if (moduleOfTensor(t) == c.module) {
+                c.differingCopies.push_back(t);
+            }
+        }
+        if (c.inSource && !c.quantizedInOutput && !c.quantizedInSource) {
+            const bool differs = !c.differingCopies.empty();
             if (!differs) {
                 c.relErr = 0.0;
                 c.maxAbsErr = 0.0;

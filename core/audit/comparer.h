@@ -38,6 +38,10 @@ struct ModuleComparison
     BitExactness bitExact = BitExactness::NotChecked; ///< quantized modules only
     std::string rounding; ///< the output's rounding method ("rtn", "mse", "range"); empty when unknown/BF16
     std::string detail;   ///< why not bit-exact / not checked, or why it could not be compared
+    bool inSource = true; ///< false: the output has a module the source lacks (nothing was compared)
+    /// Tensors of this module that should be byte-identical copies of the source but differ (a BF16
+    /// weight, a bias); each is in CompareReport::differingTensors too.
+    std::vector<std::string> differingCopies;
 };
 
 /// @brief Options of compareCheckpoints().
@@ -72,7 +76,9 @@ struct CompareReport
 /// error of the output's dequantization against the source, and whether it is bit-exact with the
 /// compressed-tensors arithmetic of its scheme and the rounding its config group records, the search redone
 /// (verifyExport() is the strict form). Streams row blocks, so
-/// memory stays bounded. Throws IoError on a read failure or cancel.
+/// memory stays bounded. Throws IoError on a read failure or cancel, and std::invalid_argument naming both
+/// folders when @p output is not a quantization of @p source: their config.json name different draft
+/// architectures, or no module of the output matches a source module by name and weight shape.
 CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& output,
                                  const CompareOptions& options = {});
 

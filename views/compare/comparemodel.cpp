@@ -5,6 +5,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QStringList>
 
 namespace spark {
 
@@ -34,11 +35,25 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const
     }
     const auto& m = m_report->modules[static_cast<std::size_t>(index.row())];
     const bool sort = role == SortRole;
-    if (role == Qt::ForegroundRole && index.column() == BitExact && m.bitExact == BitExactness::No) {
+    if (role == Qt::ForegroundRole &&
+        ((index.column() == BitExact && (m.bitExact == BitExactness::No || !m.inSource)) ||
+         (index.column() == CopiedTensors && !m.differingCopies.empty()))) {
         return QBrush(QColor(0xc0, 0x30, 0x30));
     }
     if (role == Qt::ToolTipRole) {
-        return m.detail.empty() ? QVariant() : QVariant(QString::fromStdString(m.detail));
+        QStringList lines;
+        if (!m.detail.empty()) {
+            lines << QString::fromStdString(m.detail);
+        }
+        if (!m.differingCopies.empty()) {
+            QStringList names;
+            for (const auto& t : m.differingCopies) {
+                names << QString::fromStdString(t);
+            }
+            lines << tr("Should be byte-identical copies of the source, but differ: %1")
+                         .arg(names.join(QStringLiteral(", ")));
+        }
+        return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
     }
     if (role == Qt::TextAlignmentRole) {
         return index.column() >= SourceBytes && index.column() <= RelErr
@@ -52,10 +67,13 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const
     case Module:
         return QString::fromStdString(m.module);
     case SourceScheme:
-        return QString::fromStdString(m.sourceScheme);
+        return m.inSource ? QString::fromStdString(m.sourceScheme) : tr("missing");
     case OutputScheme:
         return QString::fromStdString(m.outputScheme);
     case SourceBytes:
+        if (!m.inSource) {
+            return sort ? QVariant(-1.0) : QVariant(QStringLiteral("-"));
+        }
         return sort ? QVariant(static_cast<double>(m.sourceBytes))
                     : QVariant(QString::fromStdString(formatBytes(m.sourceBytes)));
     case OutputBytes:
@@ -70,7 +88,17 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const
         }
         return sort ? QVariant(*m.relErr) : QVariant(formatRelError(*m.relErr));
     case BitExact:
+        if (!m.inSource) {
+            return tr("missing in source");
+        }
         return m.quantizedInOutput ? QString::fromLatin1(bitExactnessName(m.bitExact).data()) : tr("copy");
+    case CopiedTensors:
+        if (sort) {
+            return static_cast<double>(m.differingCopies.size());
+        }
+        return m.differingCopies.empty()       ? QString()
+               : m.differingCopies.size() == 1 ? tr("1 differs")
+                                               : tr("%1 differ").arg(m.differingCopies.size());
     default:
         return {};
     }
@@ -98,6 +126,8 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Rel. error");
     case BitExact:
         return tr("Bit-exact");
+    case CopiedTensors:
+        return tr("Copied tensors");
     default:
         return {};
     }

@@ -22,6 +22,7 @@ class CompareModel : public QAbstractTableModel
         BitsPerWeight,
         RelErr,
         BitExact,
+        CopiedTensors, ///< "2 differ" where tensors that should be copies of the source are not
         ColumnCount
     };
     /// Sort value of a cell (numbers as double, text as QString).

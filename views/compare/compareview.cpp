@@ -50,6 +50,30 @@ QWidget* pathRow(QLineEdit* edit, QWidget* parent)
     return row;
 }
 
+/// The tensors behind the summary's counts (norms and buffers have no row of their own), for its tooltip.
+QString tensorListing(const CompareReport& report)
+{
+    QStringList lines;
+    const auto add = [&lines](const QString& title, const std::vector<std::string>& tensors) {
+        if (tensors.empty()) {
+            return;
+        }
+        constexpr std::size_t kShown = 20;
+        QStringList names;
+        for (std::size_t i = 0; i < std::min(tensors.size(), kShown); ++i) {
+            names << QString::fromStdString(tensors[i]);
+        }
+        if (tensors.size() > kShown) {
+            names << CompareView::tr("… and %1 more").arg(tensors.size() - kShown);
+        }
+        lines << title + QLatin1Char('\n') + names.join(QLatin1Char('\n'));
+    };
+    add(CompareView::tr("Copied tensors that differ from the source:"), report.differingTensors);
+    add(CompareView::tr("Source tensors missing from the output:"), report.missingTensors);
+    add(CompareView::tr("Unexpected output tensors:"), report.extraTensors);
+    return lines.join(QStringLiteral("\n\n"));
+}
+
 } // namespace
 
 CompareView::CompareView(QWidget* parent)
@@ -180,6 +204,10 @@ void CompareView::onFinished()
         return;
     }
     if (!outcome->report) {
+        // No table of an older pair, nor of a pair that is not source and quantization, stays behind.
+        m_model->resetData(nullptr);
+        m_plot->setReport(nullptr);
+        m_status->setToolTip(QString());
         m_status->setText(tr("Cannot compare: %1").arg(outcome->error));
         Q_EMIT finished();
         return;
@@ -188,6 +216,7 @@ void CompareView::onFinished()
     m_plot->setReport(outcome->report);
     m_table->resizeColumnsToContents();
     m_status->setText(QString::fromStdString(outcome->report->summary()));
+    m_status->setToolTip(tensorListing(*outcome->report));
     Q_EMIT finished();
 }
 
