@@ -562,6 +562,31 @@ class TestGuiBudget : public QObject
         QVERIFY(named);
     }
 
+    // Another draft: the changes table, the frontier and the summary of the first one do not stay behind.
+    void anotherDraftClearsTheChanges()
+    {
+        MainWindow window(quiet());
+        QVERIFY(openAndWait(window, m_draft));
+        BudgetPanel* panel = window.budgetPanel();
+        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
+        panel->startSweep();
+        QVERIFY(finished.wait(60000));
+        panel->budgetSlider()->setValue(0);
+        panel->budgetSlider()->setValue(panel->budgetSlider()->maximum());
+        QVERIFY(panel->changesTable()->rowCount() > 0);
+        QVERIFY(panel->summaryText().contains(QStringLiteral("frontier points")));
+
+        const QString other = writeTinyDemo(m_dir, "laguna-dflash", QStringLiteral("laguna-other"));
+        QVERIFY(openAndWait(window, other));
+        QCOMPARE(panel->changesTable()->rowCount(), 0);
+        QVERIFY(!panel->sweep());
+        QCOMPARE(panel->frontierPlot()->frontierPointCount(), 0);
+        QCOMPARE(panel->appliedPoint(), -1);
+        QVERIFY(!panel->budgetSlider()->isEnabled());
+        QVERIFY2(!panel->summaryText().contains(QStringLiteral("frontier points")),
+                 qPrintable(panel->summaryText()));
+    }
+
     void cancelAndReopen()
     {
         MainWindow window(quiet());

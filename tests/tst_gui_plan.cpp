@@ -18,6 +18,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -437,6 +438,66 @@ class TestGuiPlan : public QObject
             QVERIFY2(!LintModel::ruleDescription(id).isEmpty(), qPrintable(id));
             QVERIFY(!lint.index(row, LintModel::Severity).data(Qt::DecorationRole).isNull());
         }
+    }
+
+    // Lint rows sort by severity whatever order the plan found them in: a one-layer EAGLE-3 head's
+    // eagle3-shallow-int4 warning came below the plan's info rows.
+    void lintSortsBySeverity()
+    {
+        const QString draft = m_dir.filePath(QStringLiteral("eagle3"));
+        writeDemoDraft(describeDemoDraft("llama-eagle3", DemoScale::Tiny), draft.toStdString(), {});
+        QString error;
+        const auto snapshot = CheckpointLoader::openNow(draft, &error);
+        QVERIFY2(snapshot, qPrintable(error));
+        Document document;
+        document.setSnapshot(snapshot);
+        PlanController controller(&document);
+        controller.addEntry(EntryKind::Target, QStringLiteral("nothing")); // a warning of its own
+        controller.recomputeNow();
+        QVERIFY(controller.plan()->hasLint("eagle3-shallow-int4"));
+        PlanTab tab(&controller);
+        LintModel* lint = tab.lintModel();
+        QAbstractItemModelTester tester(lint, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(lint->rowCount(), static_cast<int>(controller.plan()->lint.size()));
+        std::set<int> seen;
+        int previous = static_cast<int>(LintSeverity::Error);
+        int shallow = -1;
+        for (int row = 0; row < lint->rowCount(); ++row) {
+            const int severity = lint->index(row, LintModel::Severity).data(LintModel::SeverityRole).toInt();
+            QVERIFY2(severity <= previous, qPrintable(lint->index(row, LintModel::Id).data().toString()));
+            previous = severity;
+            seen.insert(severity);
+            if (lint->index(row, LintModel::Id).data().toString() == QStringLiteral("eagle3-shallow-int4")) {
+                shallow = row;
+                QCOMPARE(lint->index(row, LintModel::Severity).data().toString(), QStringLiteral("warning"));
+            }
+        }
+        QVERIFY(shallow >= 0);
+        QVERIFY(seen.contains(static_cast<int>(LintSeverity::Info))); // rows of both kinds to order
+        QVERIFY(seen.contains(static_cast<int>(LintSeverity::Warning)));
+    }
+
+    // The GUI names its own fields, not CLI flags: the target-layers field and the lint asking for it.
+    void targetLayersNamesTheField()
+    {
+        PlanTab tab(m_controller);
+        QVERIFY(m_controller->plan()->hasLint("target-layers-unknown"));
+        for (const auto* label : tab.findChildren<QLabel*>()) {
+            QVERIFY2(!label->text().contains(QStringLiteral("--target")), qPrintable(label->text()));
+        }
+        LintModel* lint = tab.lintModel();
+        bool found = false;
+        for (int row = 0; row < lint->rowCount(); ++row) {
+            if (lint->index(row, LintModel::Id).data().toString() ==
+                QStringLiteral("target-layers-unknown")) {
+                const auto text = lint->index(row, LintModel::Message).data().toString();
+                QVERIFY2(!text.contains(QStringLiteral("--")) &&
+                             text.contains(QStringLiteral("Target layers")),
+                         qPrintable(text));
+                found = true;
+            }
+        }
+        QVERIFY(found);
     }
 
     void summaryShowsSizesAndPrediction()

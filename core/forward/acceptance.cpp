@@ -184,7 +184,7 @@ std::vector<int> matchCapture(const HiddenStateCapture& capture, const DraftSpec
             info.path.string(), "target_argmax",
             "missing, and the capture is not greedy (greedy = false): the target's tokens "
             "are unknown; capture at temperature 0, store target_argmax, or give the target "
-            "(--target) with the last layer captured");
+            "(--target-model in the CLI, the Target field in the app) with the last layer captured");
     }
     return slots;
 }

@@ -188,7 +188,12 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
         m_externalAlphas.clear();
         m_alphaSource->hide();
         m_clearAlphas->hide();
-        rebuildAllocator();
+        // What the last budget change changed named the other draft's modules.
+        m_changes->setRowCount(0);
+        m_baseEdits = {};
+        m_progress->setValue(0);
+        rebuildAllocator(); // the frontier, the slider and the summary follow the dropped sweep
+        setRunning(false);
         Q_EMIT sweepChanged(nullptr);
     });
     updateSummary();

@@ -6,6 +6,8 @@
 
 #include <QApplication>
 #include <QStyle>
+#include <algorithm>
+#include <numeric>
 
 namespace spark {
 
@@ -16,6 +18,7 @@ void LintModel::resetData(std::shared_ptr<const QuantPlan> plan)
     // Findings come and go with every edit, so their rows are not stable: reset.
     beginResetModel();
     m_plan = std::move(plan);
+    sortRows();
     endResetModel();
 }
 
@@ -23,12 +26,33 @@ void LintModel::setCheckReport(std::shared_ptr<const CheckReport> report)
 {
     beginResetModel();
     m_check = std::move(report);
+    sortRows();
     endResetModel();
 }
 
 const std::vector<LintFinding>* LintModel::findings() const
 {
     return m_check ? &m_check->findings : m_plan ? &m_plan->lint : nullptr;
+}
+
+void LintModel::sortRows()
+{
+    m_order.clear();
+    const auto* list = findings();
+    if (!list) {
+        return;
+    }
+    m_order.resize(list->size());
+    std::iota(m_order.begin(), m_order.end(), std::size_t{0});
+    // LintSeverity runs Info < Warning < Error: the most severe first, whatever order the plan found them in.
+    std::stable_sort(m_order.begin(), m_order.end(), [list](std::size_t a, std::size_t b) {
+        return static_cast<int>((*list)[a].severity) > static_cast<int>((*list)[b].severity);
+    });
+}
+
+const LintFinding& LintModel::findingAt(int row) const
+{
+    return (*findings())[m_order[static_cast<std::size_t>(row)]];
 }
 
 QString LintModel::ruleDescription(const QString& id)
@@ -49,7 +73,7 @@ QString LintModel::ruleDescription(const QString& id)
 int LintModel::rowCount(const QModelIndex& parent) const
 {
     const auto* list = findings();
-    return parent.isValid() || !list ? 0 : static_cast<int>(list->size());
+    return parent.isValid() || !list ? 0 : static_cast<int>(std::min(list->size(), m_order.size()));
 }
 
 int LintModel::columnCount(const QModelIndex& parent) const
@@ -81,7 +105,7 @@ QVariant LintModel::data(const QModelIndex& index, int role) const
     if (!index.isValid() || index.row() >= rowCount()) {
         return {};
     }
-    const auto& f = (*findings())[static_cast<std::size_t>(index.row())];
+    const auto& f = findingAt(index.row());
     const QString id = QString::fromStdString(f.id);
     switch (role) {
     case ModulesRole: {
@@ -136,7 +160,9 @@ QVariant LintModel::data(const QModelIndex& index, int role) const
         break;
     case Message:
         if (role == Qt::DisplayRole) {
-            return QString::fromStdString(f.message);
+            // Core's plan messages name CLI flags; the app names the field that sets the same thing.
+            return QString::fromStdString(f.message).replace(QStringLiteral("pass --target-layers N"),
+                                                             tr("set Target layers"));
         }
         break;
     default:

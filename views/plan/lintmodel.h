@@ -12,7 +12,8 @@ struct QuantPlan;
 
 /// @brief The plan's lint findings: severity (with its icon), the rule id and the message; the tooltip
 /// explains the rule and cites where the fact comes from. For an already-quantized checkpoint it shows
-/// `check`'s findings instead (setCheckReport()): the plan of a quantized draft means nothing.
+/// `check`'s findings instead (setCheckReport()): the plan of a quantized draft means nothing. Rows sort by
+/// severity (errors, then warnings, then info), in the findings' own order within one severity.
 class LintModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -42,9 +43,13 @@ class LintModel : public QAbstractTableModel
 
   private:
     const std::vector<LintFinding>* findings() const;
+    /// The finding shown in row @p row.
+    const LintFinding& findingAt(int row) const;
+    void sortRows();
 
     std::shared_ptr<const QuantPlan> m_plan;
     std::shared_ptr<const CheckReport> m_check;
+    std::vector<std::size_t> m_order; ///< row → index into findings()
 };
 
 } // namespace spark

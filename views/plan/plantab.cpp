@@ -89,7 +89,7 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_presetDescription = new ElidingLabel(this);
     m_presetDescription->setObjectName(QStringLiteral("presetDescription"));
     m_presetDescription->setForegroundRole(QPalette::PlaceholderText);
-    m_targetLayersLabel = new QLabel(tr("--target-layers:"), this);
+    m_targetLayersLabel = new QLabel(tr("Target layers:"), this);
     m_targetLayers = new QSpinBox(this);
     m_targetLayers->setObjectName(QStringLiteral("targetLayers"));
     m_targetLayers->setRange(0, 1000);
