@@ -2,7 +2,7 @@
 //   util < io < quant < plan < audit, bench < forward < export, demo, allocate
 // (forward reads quantized checkpoints through audit's decoder; export calibrates GPTQ with the forward; the
 // acceptance-driven allocator needs the forward and the plan). A room may include itself and any room of a
-// lower rank; siblings of one rank stay independent.
+// lower rank; siblings of one rank stay independent. And the planner keeps its functions short.
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
@@ -85,6 +85,39 @@ class TestLayering : public QObject
                                 .arg(i.file, i.included, to, i.room);
             }
         }
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+    }
+
+    /// The planner stays readable: no function of core/plan longer than 80 lines (from the `{` that opens it
+    /// at column 0 to the `}` that closes it). makePlan was once 474.
+    void planFunctionsAreShort()
+    {
+        constexpr int kMaxLines = 80;
+        QStringList failures;
+        int functions = 0;
+        QDirIterator it(root() + QStringLiteral("/core/plan"), {QStringLiteral("*.cpp")}, QDir::Files);
+        while (it.hasNext()) {
+            QFile file(it.next());
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const auto lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+            for (int i = 1; i < lines.size(); ++i) {
+                // A body opened at column 0 after a signature (not a namespace, struct or initialiser).
+                if (lines[i] != QStringLiteral("{") || !lines[i - 1].contains(QLatin1Char(')'))) {
+                    continue;
+                }
+                int end = i + 1;
+                while (end < lines.size() && lines[end] != QStringLiteral("}")) {
+                    ++end;
+                }
+                ++functions;
+                if (end - i + 1 > kMaxLines) {
+                    failures
+                        << QStringLiteral("%1:%2 %3 lines").arg(file.fileName()).arg(i + 1).arg(end - i + 1);
+                }
+                i = end;
+            }
+        }
+        QVERIFY(functions > 100); // the scan finds the functions at all
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
     }
 
