@@ -103,17 +103,6 @@ CapturedSequence loadSequence(const HiddenStateCapture& capture, std::int64_t sa
     return seq;
 }
 
-/// Anchors grouped by sample, each with its index in the caller's list.
-std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::size_t>>>
-bySample(const std::vector<Anchor>& anchors)
-{
-    std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::size_t>>> groups;
-    for (std::size_t i = 0; i < anchors.size(); ++i) {
-        groups[anchors[i].sample].push_back({anchors[i].position, i});
-    }
-    return groups;
-}
-
 void throwIfCancelled(const ProgressFn& progress, std::uint64_t done, std::uint64_t total)
 {
     if (!reportProgress(progress, done, total)) {
@@ -122,6 +111,27 @@ void throwIfCancelled(const ProgressFn& progress, std::uint64_t done, std::uint6
 }
 
 } // namespace
+
+std::int64_t SampleAnchors::contextLength() const
+{
+    return positions.empty() ? 0 : *std::max_element(positions.begin(), positions.end());
+}
+
+std::vector<SampleAnchors> anchorsBySample(const std::vector<Anchor>& anchors)
+{
+    std::map<std::int64_t, SampleAnchors> groups;
+    for (std::size_t i = 0; i < anchors.size(); ++i) {
+        auto& group = groups[anchors[i].sample];
+        group.sample = anchors[i].sample;
+        group.positions.push_back(anchors[i].position);
+        group.indices.push_back(i);
+    }
+    std::vector<SampleAnchors> out;
+    for (auto& [sample, group] : groups) {
+        out.push_back(std::move(group));
+    }
+    return out;
+}
 
 std::vector<Anchor> eligibleAnchors(const HiddenStateCapture& capture, int k)
 {
@@ -200,33 +210,29 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
     std::vector<AnchorOutcome> outcomes(anchors.size());
     std::uint64_t done = 0;
     throwIfCancelled(options.progress, 0, anchors.size());
-    for (const auto& [sample, members] : bySample(anchors)) {
+    const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, options.batchAnchors));
+    for (const auto& group : anchorsBySample(anchors)) {
+        const auto sample = group.sample;
         const auto seq = loadSequence(capture, sample, options);
-        std::int64_t length = 0;
-        for (const auto& [position, index] : members) {
+        for (const auto position : group.positions) {
             if (!eligible(seq, position, k, greedy)) {
                 throw std::invalid_argument("anchor " + std::to_string(position) + " of sample " +
                                             std::to_string(sample) +
                                             " is not eligible at k = " + std::to_string(k));
             }
-            length = std::max(length, position);
         }
+        const std::int64_t length = group.contextLength();
         const Activations aux = capture.hidden(sample, slots, length);
         const SequenceContext baseContext = base.buildContext(aux, seq.tokens, length);
         const auto quantContext =
             quantized ? std::optional(quantized->buildContext(aux, seq.tokens, length)) : std::nullopt;
-        const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, options.batchAnchors));
-        for (std::size_t first = 0; first < members.size(); first += batch) {
-            std::vector<std::int64_t> positions;
-            for (std::size_t i = first; i < std::min(members.size(), first + batch); ++i) {
-                positions.push_back(members[i].first);
-            }
+        group.forEachBatch(batch, [&](const std::vector<std::int64_t>& positions, std::size_t first) {
             const Proposals b = base.propose(baseContext, seq.tokens, positions, k, true);
             const auto q =
                 quantized ? std::optional(quantized->propose(*quantContext, seq.tokens, positions, k, true))
                           : std::nullopt;
             for (std::size_t i = 0; i < positions.size(); ++i) {
-                auto& out = outcomes[members[first + i].second];
+                auto& out = outcomes[group.indices[first + i]];
                 out.anchor = {sample, positions[i]};
                 out.targets = targetsAt(seq, positions[i], k, greedy);
                 const auto row = static_cast<std::int64_t>(i);
@@ -244,7 +250,7 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
             }
             done += positions.size();
             throwIfCancelled(options.progress, done, anchors.size());
-        }
+        });
     }
     return outcomes;
 }
@@ -382,21 +388,16 @@ void dumpLogits(const std::filesystem::path& path, const DraftForward& base, con
     const auto uk = static_cast<std::uint64_t>(k);
     std::vector<std::int64_t> samples(m), positions(m), tokensB(m * uk), tokensQ(m * uk);
     std::vector<float> logitsB(m * uk * vocab), logitsQ(m * uk * vocab);
-    for (const auto& [sample, members] : bySample(anchors)) {
-        const auto seq = capture.sequence(sample);
-        std::int64_t length = 0;
-        std::vector<std::int64_t> at;
-        for (const auto& [position, index] : members) {
-            length = std::max(length, position);
-            at.push_back(position);
-        }
-        const Activations aux = capture.hidden(sample, slots, length);
+    for (const auto& group : anchorsBySample(anchors)) {
+        const auto seq = capture.sequence(group.sample);
+        const std::int64_t length = group.contextLength();
+        const Activations aux = capture.hidden(group.sample, slots, length);
         const auto run = [&](const DraftForward& draft, std::vector<std::int64_t>& tokens,
                              std::vector<float>& logits) {
-            const Proposals p =
-                draft.propose(draft.buildContext(aux, seq.tokens, length), seq.tokens, at, k, true);
-            for (std::size_t i = 0; i < members.size(); ++i) {
-                const auto index = members[i].second;
+            const Proposals p = draft.propose(draft.buildContext(aux, seq.tokens, length), seq.tokens,
+                                              group.positions, k, true);
+            for (std::size_t i = 0; i < group.positions.size(); ++i) {
+                const auto index = group.indices[i];
                 for (int j = 0; j < k; ++j) {
                     tokens[index * uk + static_cast<std::uint64_t>(j)] =
                         p.token(static_cast<std::int64_t>(i), j);
@@ -409,9 +410,9 @@ void dumpLogits(const std::filesystem::path& path, const DraftForward& base, con
         if (quantized) {
             run(*quantized, tokensQ, logitsQ);
         }
-        for (const auto& [position, index] : members) {
-            samples[index] = sample;
-            positions[index] = position;
+        for (std::size_t i = 0; i < group.positions.size(); ++i) {
+            samples[group.indices[i]] = group.sample;
+            positions[group.indices[i]] = group.positions[i];
         }
     }
     std::vector<TensorBytes> tensors{

@@ -5,6 +5,7 @@
 #include "core/forward/targethead.h"
 #include "core/progress.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -63,6 +64,33 @@ std::vector<Anchor> eligibleAnchors(const HiddenStateCapture& capture, int k);
 
 /// @brief The distinct samples of @p anchors, in increasing order.
 std::vector<std::int64_t> samplesOf(const std::vector<Anchor>& anchors);
+
+/// @brief The anchors of one captured sample, in the order given, with where each stands in the caller's
+/// list. Every anchor loop (paired acceptance, logit dumps, Hessian capture) builds one context per sample
+/// and proposes for that sample's anchors in batches.
+struct SampleAnchors
+{
+    std::int64_t sample = 0;
+    std::vector<std::int64_t> positions;
+    std::vector<std::size_t> indices; ///< indices[i]: where positions[i] stands in the anchors given
+    /// The context every anchor of the sample needs: up to the last of them.
+    std::int64_t contextLength() const;
+    /// Calls @p visit(batch, first) for consecutive batches of at most @p size positions; first is the
+    /// batch's offset in positions.
+    template <typename Visit> void forEachBatch(std::size_t size, Visit&& visit) const
+    {
+        size = std::max<std::size_t>(1, size);
+        for (std::size_t first = 0; first < positions.size(); first += size) {
+            const auto end = std::min(positions.size(), first + size);
+            visit(std::vector<std::int64_t>(positions.begin() + static_cast<std::ptrdiff_t>(first),
+                                            positions.begin() + static_cast<std::ptrdiff_t>(end)),
+                  first);
+        }
+    }
+};
+
+/// @brief @p anchors grouped by sample, samples in increasing order.
+std::vector<SampleAnchors> anchorsBySample(const std::vector<Anchor>& anchors);
 
 /// @brief @p count anchors drawn without replacement from @p eligible with a fixed generator seeded by
 /// @p seed (the same seed gives the same anchors on every machine), sorted; all of them when count is 0 or

@@ -198,18 +198,18 @@ std::vector<Anchor> chooseAnchors(const HiddenStateCapture& capture, const Hessi
 {
     const std::int64_t samples =
         options.samples > 0 ? std::min(options.samples, capture.sampleCount()) : capture.sampleCount();
-    std::map<std::int64_t, std::vector<Anchor>> bySample;
+    std::vector<Anchor> used;
     for (const auto& a : eligibleAnchors(capture, options.k)) {
         if (a.sample < samples) {
-            bySample[a.sample].push_back(a);
+            used.push_back(a);
         }
     }
     std::vector<Anchor> out;
-    for (const auto& [sample, eligible] : bySample) {
-        const auto n = static_cast<std::int64_t>(eligible.size());
+    for (const auto& group : anchorsBySample(used)) {
+        const auto n = static_cast<std::int64_t>(group.positions.size());
         const std::int64_t m = options.anchorsPerSample > 0 ? std::min(options.anchorsPerSample, n) : n;
         for (std::int64_t i = 0; i < m; ++i) {
-            out.push_back(eligible[static_cast<std::size_t>((i + 1) * n / m - 1)]);
+            out.push_back({group.sample, group.positions[static_cast<std::size_t>((i + 1) * n / m - 1)]});
         }
     }
     return out;
@@ -239,13 +239,10 @@ HessianCaptureResult captureHessians(DraftForward& draft, const HiddenStateCaptu
                                     std::to_string(options.k) +
                                     " following tokens inside the generated region");
     }
-    std::map<std::int64_t, std::vector<std::int64_t>> positions; // by sample, ascending
-    for (const auto& a : anchors) {
-        positions[a.sample].push_back(a.position);
-    }
+    const auto bySample = anchorsBySample(anchors);
 
     HessianCaptureResult result;
-    result.samples = static_cast<std::int64_t>(positions.size());
+    result.samples = static_cast<std::int64_t>(bySample.size());
     result.anchors = static_cast<std::int64_t>(anchors.size());
     result.passes = static_cast<std::int64_t>(groups.size());
     const std::uint64_t total = anchors.size() * groups.size();
@@ -258,19 +255,16 @@ HessianCaptureResult captureHessians(DraftForward& draft, const HiddenStateCaptu
     for (const auto& group : groups) {
         HessianAccumulator accumulator(group, threads);
         draft.setInputObserver(&accumulator);
-        for (const auto& [sample, members] : positions) {
-            const auto seq = capture.sequence(sample);
-            const std::int64_t length = members.back();
+        for (const auto& group : bySample) {
+            const auto seq = capture.sequence(group.sample);
+            const std::int64_t length = group.contextLength();
             const SequenceContext context =
-                draft.buildContext(capture.hidden(sample, slots, length), seq.tokens, length);
-            for (std::size_t first = 0; first < members.size(); first += batch) {
-                const std::vector<std::int64_t> part(
-                    members.begin() + static_cast<std::ptrdiff_t>(first),
-                    members.begin() + static_cast<std::ptrdiff_t>(std::min(members.size(), first + batch)));
+                draft.buildContext(capture.hidden(group.sample, slots, length), seq.tokens, length);
+            group.forEachBatch(batch, [&](const std::vector<std::int64_t>& part, std::size_t) {
                 draft.propose(context, seq.tokens, part, options.k, false);
                 done += part.size();
                 throwIfCancelled(options.progress, done, total);
-            }
+            });
         }
         draft.setInputObserver(nullptr);
         if (options.onPass) {
