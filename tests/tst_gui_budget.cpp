@@ -69,6 +69,14 @@ class TestGuiBudget : public QObject
         return plan->sizes.streamedAfter == a.point.streamedBytes;
     }
 
+    /// Runs the Budget tab's sweep and waits for it.
+    static bool sweepAndWait(BudgetPanel* panel, int timeoutMs = 60000)
+    {
+        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
+        panel->startSweep();
+        return finished.wait(timeoutMs);
+    }
+
   private Q_SLOTS:
     void initTestCase()
     {
@@ -281,9 +289,7 @@ class TestGuiBudget : public QObject
         MainWindow window(quiet());
         QVERIFY(openAndWait(window, m_draft));
         BudgetPanel* panel = window.budgetPanel();
-        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
-        panel->startSweep();
-        QVERIFY(finished.wait(60000));
+        QVERIFY(sweepAndWait(panel));
         const int points = static_cast<int>(panel->allocator()->frontier().size());
         const WeightScheme* analysisScheme = &window.analysisPanel()->scheme();
         // The frontier point with most schemes other than the analysis bar's: the case the column got wrong.
@@ -469,9 +475,7 @@ class TestGuiBudget : public QObject
         QVERIFY(openAndWait(window, m_draft));
         QVERIFY(window.showTab(QStringLiteral("budget")));
         BudgetPanel* panel = window.budgetPanel();
-        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
-        panel->startSweep();
-        QVERIFY(finished.wait(60000));
+        QVERIFY(sweepAndWait(panel));
         // From the cheapest plan to the most accurate one: many units change at once.
         panel->budgetSlider()->setValue(0);
         panel->budgetSlider()->setValue(panel->budgetSlider()->maximum());
@@ -503,9 +507,7 @@ class TestGuiBudget : public QObject
         BudgetPanel* panel = window.budgetPanel();
         QVERIFY(!panel->searchRoundingBox()->isChecked()); // a plain sweep stays as fast as before
         panel->searchRoundingBox()->setChecked(true);
-        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
-        panel->startSweep();
-        QVERIFY(finished.wait(120000));
+        QVERIFY(sweepAndWait(panel, 120000));
         QVERIFY(panel->sweep());
         QCOMPARE(panel->sweep()->roundings.size(), std::size_t(3));
 
@@ -568,9 +570,7 @@ class TestGuiBudget : public QObject
         MainWindow window(quiet());
         QVERIFY(openAndWait(window, m_draft));
         BudgetPanel* panel = window.budgetPanel();
-        QSignalSpy finished(panel->sweepJob(), &SweepJob::finished);
-        panel->startSweep();
-        QVERIFY(finished.wait(60000));
+        QVERIFY(sweepAndWait(panel));
         panel->budgetSlider()->setValue(0);
         panel->budgetSlider()->setValue(panel->budgetSlider()->maximum());
         QVERIFY(panel->changesTable()->rowCount() > 0);
