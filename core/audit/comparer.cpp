@@ -11,35 +11,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
 
 namespace spark {
 namespace {
-
-bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b,
-               const CheckpointTensor& tb)
-{
-    if (ta.info.dtype != tb.info.dtype || ta.info.shape != tb.info.shape ||
-        ta.info.byteSize() != tb.info.byteSize()) {
-        return false;
-    }
-    std::vector<std::byte> left(
-        static_cast<std::size_t>(std::min<std::uint64_t>(ta.info.byteSize(), kChunkBytes)));
-    std::vector<std::byte> right(left.size());
-    for (std::uint64_t offset = 0; offset < ta.info.byteSize(); offset += left.size()) {
-        const auto n =
-            static_cast<std::size_t>(std::min<std::uint64_t>(left.size(), ta.info.byteSize() - offset));
-        a.fileOf(ta).read(ta.info, offset, std::span(left.data(), n));
-        b.fileOf(tb).read(tb.info, offset, std::span(right.data(), n));
-        if (std::memcmp(left.data(), right.data(), n) != 0) {
-            return false;
-        }
-    }
-    return true;
-}
 
 /// Σ(w − d)², Σw², max |w − d| in float64 (schemes-spec §8's rel_err).
 struct ErrorSums
@@ -421,7 +398,7 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
             continue;
         }
         accounted.insert(tensor.info.name);
-        if (!sameBytes(source, tensor, output, *copy)) {
+        if (!sameTensor(source, tensor, output, *copy)) {
             report.differingTensors.push_back(tensor.info.name);
         }
     }

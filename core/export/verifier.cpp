@@ -10,7 +10,6 @@
 #include "core/util/parallel.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <set>
 
@@ -33,25 +32,6 @@ class Checker
   private:
     VerifyReport& m_report;
 };
-
-bool sameBytes(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b,
-               const CheckpointTensor& tb)
-{
-    if (ta.info.byteSize() != tb.info.byteSize()) {
-        return false;
-    }
-    std::vector<std::byte> left(std::min<std::uint64_t>(ta.info.byteSize(), kChunkBytes));
-    std::vector<std::byte> right(left.size());
-    for (std::uint64_t offset = 0; offset < ta.info.byteSize(); offset += left.size()) {
-        const auto n = std::min<std::uint64_t>(left.size(), ta.info.byteSize() - offset);
-        a.fileOf(ta).read(ta.info, offset, std::span(left.data(), n));
-        b.fileOf(tb).read(tb.info, offset, std::span(right.data(), n));
-        if (std::memcmp(left.data(), right.data(), n) != 0) {
-            return false;
-        }
-    }
-    return true;
-}
 
 /// A quantized module of the output: its source weight, the scheme vLLM selects for it and its set's context.
 struct QuantizedModule
@@ -354,9 +334,8 @@ VerifyReport verifyExport(const Checkpoint& source, const Checkpoint& output, co
         const auto* copy = output.find(tensor.info.name);
         accounted.insert(tensor.info.name);
         if (check.require(copy != nullptr, tensor.info.name, "missing from the output") &&
-            check.require(copy->info.dtype == tensor.info.dtype && copy->info.shape == tensor.info.shape &&
-                              sameBytes(source, tensor, output, *copy),
-                          tensor.info.name, "not byte-identical to the source")) {
+            check.require(sameTensor(source, tensor, output, *copy), tensor.info.name,
+                          "not byte-identical to the source")) {
             ++report.copiedTensors;
         }
         done += tensor.info.byteSize();

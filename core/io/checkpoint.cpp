@@ -4,6 +4,7 @@
 #include "core/io/strictjson.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -230,6 +231,28 @@ std::vector<TensorInfo> Checkpoint::tensorInfos() const
         infos.push_back(t.info);
     }
     return infos;
+}
+
+bool sameTensor(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b,
+                const CheckpointTensor& tb)
+{
+    if (ta.info.dtype != tb.info.dtype || ta.info.shape != tb.info.shape ||
+        ta.info.byteSize() != tb.info.byteSize()) {
+        return false;
+    }
+    constexpr std::uint64_t kChunk = 8u << 20;
+    std::vector<std::byte> left(static_cast<std::size_t>(std::min(ta.info.byteSize(), kChunk)));
+    std::vector<std::byte> right(left.size());
+    for (std::uint64_t offset = 0; offset < ta.info.byteSize(); offset += left.size()) {
+        const auto n =
+            static_cast<std::size_t>(std::min<std::uint64_t>(left.size(), ta.info.byteSize() - offset));
+        a.fileOf(ta).read(ta.info, offset, std::span(left.data(), n));
+        b.fileOf(tb).read(tb.info, offset, std::span(right.data(), n));
+        if (std::memcmp(left.data(), right.data(), n) != 0) {
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace spark

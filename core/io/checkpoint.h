@@ -70,4 +70,9 @@ std::map<std::string, std::string> parseIndexJson(std::string_view text, const s
 /// @brief Reads a JSON file strictly (duplicate keys rejected). Throws IoError naming the file.
 nlohmann::json readJsonFile(const std::filesystem::path& path);
 
+/// @brief True when tensor @p ta of @p a and tensor @p tb of @p b have the same dtype, shape and bytes; read
+/// in chunks, so memory stays bounded whatever their size (verify and compare check copied tensors by it).
+bool sameTensor(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoint& b,
+                const CheckpointTensor& tb);
+
 } // namespace spark
