@@ -7,6 +7,7 @@
 #include "views/document/document.h"
 #include "views/plan/lintmodel.h"
 #include "views/plan/plancontroller.h"
+#include "views/plan/planentryeditor.h"
 #include "views/plan/planentrylistmodel.h"
 #include "views/plan/planmodulemodel.h"
 #include "views/plan/plantab.h"
@@ -19,8 +20,10 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
@@ -330,6 +333,34 @@ class TestGuiPlan : public QObject
         QVERIFY(m_controller->exportablePlan());
         m_controller->undoStack()->redo();
         QCOMPARE(m_controller->edits().ignore, QStringList{QStringLiteral("re:layers.(0")});
+    }
+
+    // Ignore ▸ Add on a list longer than its table: the new row is scrolled into view and being edited,
+    // so the regex is not typed blind.
+    void addedEntryIsInViewAndEdited()
+    {
+        PlanTab tab(m_controller);
+        tab.resize(1200, 700);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        for (int i = 0; i < 12; ++i) {
+            m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:.*layers\\.%1\\.mlp$").arg(i));
+        }
+        m_controller->recomputeNow();
+        PlanEntryEditor* editor = tab.ignoreEditor();
+        QTableView* view = editor->view();
+        view->scrollToTop();
+        editor->addEntry();
+        // The in-place editor: a line edit open on the table's viewport.
+        const auto openEditor = [view] {
+            const auto edits = view->viewport()->findChildren<QLineEdit*>();
+            return std::any_of(edits.begin(), edits.end(), [](QLineEdit* e) { return e->isVisible(); });
+        };
+        QTRY_VERIFY(openEditor());
+        const QModelIndex current = view->currentIndex();
+        QVERIFY(current.isValid());
+        QCOMPARE(current.row(), view->model()->rowCount() - 1);
+        QVERIFY(view->viewport()->rect().contains(view->visualRect(current)));
     }
 
     void typingMergesIntoOneUndoStep()

@@ -282,6 +282,8 @@ void PlanEntryEditor::addEntry()
     const int index = m_controller->addEntry(currentList(), QString());
     const QModelIndex cell = model()->index(model()->rowOfUserEntry(index), PlanEntryListModel::Entry);
     view()->setCurrentIndex(cell);
+    // The new row is the last one: bring it into view, or the entry would be typed blind.
+    view()->scrollTo(cell);
     view()->edit(cell);
 }
 
