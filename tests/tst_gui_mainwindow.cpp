@@ -298,6 +298,19 @@ class TestGuiMainWindow : public QObject
         QCOMPARE(acceptance->captureEdit()->text(), path(QStringLiteral("glm-capture")));
     }
 
+    // A capture opened as a draft loads as a Generic checkpoint; the status line says what it is instead.
+    void captureOpenedAsADraftSaysSo()
+    {
+        MainWindow window(noSavedState());
+        QVERIFY(openAndWait(window, QStringLiteral(SPARK_TEST_DATA "/trained/capture")));
+        QCOMPARE(window.document()->snapshot()->architectureId, QStringLiteral("generic"));
+        QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("is a capture of target hidden "
+                                                                              "states, not a draft")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY(openAndWait(window, m_draft));
+        QVERIFY(window.statusBar()->currentMessage().startsWith(QStringLiteral("Opened ")));
+    }
+
     void recentFiles()
     {
         QSettings settings(path(QStringLiteral("recent.ini")), QSettings::IniFormat);

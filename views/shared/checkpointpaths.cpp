@@ -1,5 +1,6 @@
 #include "views/shared/checkpointpaths.h"
 
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileInfo>
@@ -17,6 +18,15 @@ bool isCheckpointPath(const QString& path)
     }
     return info.isFile() && (path.endsWith(QStringLiteral(".safetensors"), Qt::CaseInsensitive) ||
                              path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive));
+}
+
+bool isCapturePath(const QString& path)
+{
+    const QFileInfo info(path);
+    const QDir folder(info.isDir() ? info.absoluteFilePath() : info.absolutePath());
+    return folder.exists(QStringLiteral("hidden_states.safetensors")) ||
+           folder.exists(QStringLiteral("capture.json")) ||
+           !folder.entryList({QStringLiteral("hs_*.safetensors")}, QDir::Files).isEmpty();
 }
 
 QString droppedLocalPath(const QMimeData* mime)

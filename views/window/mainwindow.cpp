@@ -561,7 +561,14 @@ void MainWindow::onLoaded(const QString& path, const std::shared_ptr<const Docum
                                 snapshot->architectureName.isEmpty() ? snapshot->architectureId
                                                                      : snapshot->architectureName));
     m_summary->setToolTip(snapshot->folder);
-    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(snapshot->sourcePath)), 5000);
+    if (snapshot->architectureId == QStringLiteral("generic") && isCapturePath(snapshot->sourcePath)) {
+        statusBar()->showMessage(
+            tr("%1 is a capture of target hidden states, not a draft: open the draft, then "
+               "choose this capture in the Acceptance tab.")
+                .arg(QDir::toNativeSeparators(snapshot->sourcePath)));
+    } else {
+        statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(snapshot->sourcePath)), 5000);
+    }
     Q_EMIT documentLoaded(path);
 }
 
