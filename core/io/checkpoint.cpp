@@ -240,8 +240,7 @@ bool sameTensor(const Checkpoint& a, const CheckpointTensor& ta, const Checkpoin
         ta.info.byteSize() != tb.info.byteSize()) {
         return false;
     }
-    constexpr std::uint64_t kChunk = 8u << 20;
-    std::vector<std::byte> left(static_cast<std::size_t>(std::min(ta.info.byteSize(), kChunk)));
+    std::vector<std::byte> left(static_cast<std::size_t>(std::min(ta.info.byteSize(), kChunkBytes)));
     std::vector<std::byte> right(left.size());
     for (std::uint64_t offset = 0; offset < ta.info.byteSize(); offset += left.size()) {
         const auto n =

@@ -11,6 +11,10 @@
 
 namespace spark {
 
+/// Bytes of a tensor read per step by the exporter, verifier, comparer and sweep: large enough for
+/// full-speed pread and SIMD work, small enough that memory stays flat whatever the checkpoint size.
+inline constexpr std::uint64_t kChunkBytes = 8u << 20;
+
 /// @brief A tensor of a checkpoint and the shard that holds it.
 struct CheckpointTensor
 {

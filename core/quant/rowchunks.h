@@ -8,10 +8,6 @@
 
 namespace spark {
 
-/// Bytes of source weight read per step by the exporter, verifier, comparer and sweep: large enough for
-/// full-speed pread and SIMD work, small enough that memory stays flat whatever the checkpoint size.
-inline constexpr std::uint64_t kChunkBytes = 8u << 20;
-
 /// @brief Reads a 2-D weight in blocks of whole rows into one reused buffer (pread, not the mapping, so
 /// resident memory does not grow with the tensor) and hands each block out as WeightRows.
 class RowChunkReader
