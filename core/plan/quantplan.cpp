@@ -489,12 +489,14 @@ void PlanBuilder::resolveTargetLayers()
         plan.targetLayers = *plan.architecture.targetLayers;
         plan.targetLayersKnown = true;
     } else {
-        lint.add(
-            "target-layers-unknown", LintSeverity::Warning, {},
-            "config.json does not state the target's layer count, so vLLM names assume an offset of 0: pass "
-            "--target-layers N (the target's num_hidden_layers) to see the names vLLM matches; the generated "
-            "suffix-anchored ignore entries do not depend on it.",
-            "format-spec §5.1");
+        lint.add("target-layers-unknown", LintSeverity::Warning, {},
+                 "config.json does not state the target's layer count, so vLLM names assume an offset of 0: "
+                 "set it "
+                 "(the target's num_hidden_layers: --target-layers N in the CLI, the Target layers field in "
+                 "the app) "
+                 "to see the names vLLM matches; the generated suffix-anchored ignore entries do not depend "
+                 "on it.",
+                 "format-spec §5.1");
     }
 }
 

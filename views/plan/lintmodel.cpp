@@ -160,9 +160,7 @@ QVariant LintModel::data(const QModelIndex& index, int role) const
         break;
     case Message:
         if (role == Qt::DisplayRole) {
-            // Core's plan messages name CLI flags; the app names the field that sets the same thing.
-            return QString::fromStdString(f.message).replace(QStringLiteral("pass --target-layers N"),
-                                                             tr("set Target layers"));
+            return QString::fromStdString(f.message);
         }
         break;
     default:
