@@ -3,6 +3,7 @@
 // plan of the recipe's loss at the fewest bytes are then measured whole on the other half.
 #include "acceptancebudget.h"
 
+#include "captureargs.h"
 #include "format.h"
 #include "progressbar.h"
 
@@ -47,7 +48,7 @@ nlohmann::ordered_json differenceJson(const PairedDifference& d)
 
 OptionTable acceptanceBudgetOptionTable()
 {
-    return {
+    return joinTables({{
         {"hidden-states", "CAPTURE", "",
          "with a budget: choose by the acceptance measured on this capture of target hidden states instead "
          "of weight error"},
@@ -65,7 +66,7 @@ OptionTable acceptanceBudgetOptionTable()
          "of the frontier's plans within the budget, take the best predicted speed (needs --hidden-states, "
          "--drafter-ms and --cycle-ms)"},
         {"speed-points", "N", "12", "frontier plans measured for --best-speed (with --best-speed)"},
-    };
+    }, captureReadOptionTable()});
 }
 
 std::optional<AcceptanceObjective> acceptanceObjectiveFrom(const Args& args,
@@ -84,6 +85,7 @@ std::optional<AcceptanceObjective> acceptanceObjectiveFrom(const Args& args,
     AcceptanceObjectiveInputs in;
     in.draft = draft;
     in.capture = *capture;
+    in.captureOptions = captureReadOptionsFrom(args);
     in.target = args.value("target-model", "");
     in.k = static_cast<int>(args.integer("k", 3, 1, 64));
     in.anchors.screen = args.integer("screen-anchors", 64, 1, 1'000'000'000);

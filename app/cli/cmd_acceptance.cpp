@@ -3,6 +3,7 @@
 // [--drafter-ms MS --cycle-ms MS [--saving-ms MS]] [--per-unit --sensitivity-out FILE]`.
 #include "acceptancetext.h"
 #include "args.h"
+#include "captureargs.h"
 #include "command.h"
 #include "core/forward/acceptancejob.h"
 #include "core/forward/acceptancerates.h"
@@ -115,8 +116,8 @@ OptionTable acceptanceOptions()
     return joinTables(
         {{
              {"hidden-states", "FILE|DIR", "",
-              "the capture of target hidden states: a capture file or its hs_*.safetensors directory "
-              "(required)"},
+              "the capture of target hidden states: a capture file, its folder, or a folder of speculators' "
+              "hs_*.safetensors or vLLM's connector files (required)"},
              {"target-model", "PATH", "",
               "the target model's checkpoint, for drafts that read its embeddings or head and for captures "
               "that are not greedy (a --target naming a folder is still read as this, deprecated)"},
@@ -154,6 +155,7 @@ OptionTable acceptanceOptions()
              {"rates-of", "bf16|quantized", "quantized when one ran, else bf16",
               "whose rates to export (with --export-rates)"},
          },
+         captureReadOptionTable(),
          planOptionTable()});
 }
 
@@ -168,6 +170,7 @@ int runAcceptance(const std::vector<std::string>& argv)
         throw UsageError("--hidden-states FILE|DIR is required");
     }
     job.capture = *capture;
+    job.captureOptions = captureReadOptionsFrom(args);
     job.target = args.value("target-model", "");
     const auto targets = args.values("target");
     for (const auto& target : targets) {
@@ -251,7 +254,7 @@ int runAcceptance(const std::vector<std::string>& argv)
         exportRates(*out, args, job, run);
     }
     if (const auto dump = args.value("dump-logits")) {
-        const auto capture = HiddenStateCapture::open(job.capture);
+        const auto capture = openJobCapture(job);
         auto drafts = openAcceptanceDrafts(job, capture);
         std::vector<Anchor> first = run.anchors;
         first.resize(std::min<std::size_t>(

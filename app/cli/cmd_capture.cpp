@@ -1,9 +1,12 @@
-// `capture check PATH [--json]`: what a capture of target hidden states holds and every defect of its
-// hidden states, without running a draft (a zero or NaN capture otherwise shows up only as an acceptance
-// of 0).
+// `capture check PATH`: what a capture of target hidden states holds and every defect of its hidden
+// states, without running a draft (a zero or NaN capture otherwise shows up only as an acceptance of 0).
+// `capture convert PATH --out FILE`: any capture the product reads, written as its own capture file.
 #include "args.h"
+#include "captureargs.h"
 #include "command.h"
+#include "core/forward/captureconverter.h"
 #include "core/forward/capturehealth.h"
+#include "core/io/checkpoint.h"
 #include "format.h"
 #include "progressbar.h"
 
@@ -13,30 +16,39 @@
 namespace spark::cli {
 namespace {
 
-std::string idsText(const std::vector<int>& ids)
+HiddenStateCapture openCapture(const Args& args)
 {
-    std::string text;
-    for (const int id : ids) {
-        text += (text.empty() ? "" : ", ") + std::to_string(id);
+    const auto path = args.positional()[1];
+    const auto options = captureReadOptionsFrom(args);
+    const auto draft = args.value("draft");
+    if (!draft) {
+        if (args.value("target-model")) {
+            throw UsageError("--target-model names the last layer's id only with --draft");
+        }
+        return HiddenStateCapture::open(path, options);
     }
-    return "[" + text + "]";
+    const auto checkpoint = Checkpoint::open(*draft);
+    if (const auto target = args.value("target-model")) {
+        const auto targetCheckpoint = Checkpoint::open(*target);
+        return openCaptureFor(path, options, checkpoint, &targetCheckpoint);
+    }
+    return openCaptureFor(path, options, checkpoint, nullptr);
 }
 
-} // namespace
-
-OptionTable captureOptions()
+void printInfo(const CaptureInfo& info)
 {
-    return {kJsonOption};
+    std::cout << "capture: " << info.path.string() << " (" << info.format << ")\n"
+              << "  layer ids " << layerIdList(info.layerIds)
+              << (info.lastLayerIncluded ? " (the last is the target's final layer)" : "") << ", "
+              << info.layerIdsSource << "; hidden size " << info.hiddenSize << "\n"
+              << "  " << info.samples << " samples, " << info.tokens << " tokens; "
+              << (info.greedy ? "greedy" : "not greedy") << (info.hasTargetArgmax ? ", target_argmax stored" : "")
+              << "\n";
 }
 
-int runCapture(const std::vector<std::string>& argv)
+int check(const Args& args)
 {
-    const Args args(argv, captureOptions());
-    args.expectPositional(2);
-    if (args.positional()[0] != "check") {
-        throw UsageError("unknown capture action '" + args.positional()[0] + "' (known: check)");
-    }
-    const auto capture = HiddenStateCapture::open(args.positional()[1]);
+    const auto capture = openCapture(args);
     const auto& info = capture.info();
     const auto health = checkCaptureHealth(capture, stderrProgress("capture check"));
     if (args.flag("json")) {
@@ -44,6 +56,7 @@ int runCapture(const std::vector<std::string>& argv)
         j["path"] = info.path.string();
         j["format"] = info.format;
         j["layer_ids"] = info.layerIds;
+        j["layer_ids_source"] = info.layerIdsSource;
         j["last_layer_included"] = info.lastLayerIncluded;
         j["hidden_size"] = info.hiddenSize;
         j["samples"] = info.samples;
@@ -61,13 +74,7 @@ int runCapture(const std::vector<std::string>& argv)
         }
         std::cout << j.dump(2) << "\n";
     } else {
-        std::cout << "capture: " << info.path.string() << " (" << info.format << ")\n"
-                  << "  layer ids " << idsText(info.layerIds)
-                  << (info.lastLayerIncluded ? " (the last is the target's final layer)" : "")
-                  << ", hidden size " << info.hiddenSize << "\n"
-                  << "  " << info.samples << " samples, " << info.tokens << " tokens; "
-                  << (info.greedy ? "greedy" : "not greedy")
-                  << (info.hasTargetArgmax ? ", target_argmax stored" : "") << "\n";
+        printInfo(info);
         if (health.findings.empty()) {
             std::cout << "  every row of every layer is finite, and none is zero or constant\n";
         }
@@ -76,6 +83,60 @@ int runCapture(const std::vector<std::string>& argv)
         }
     }
     return health.hasErrors() ? kExitFailure : kExitOk;
+}
+
+int convert(const Args& args)
+{
+    const auto out = args.value("out");
+    if (!out) {
+        throw UsageError("capture convert needs --out FILE");
+    }
+    const auto capture = openCapture(args);
+    convertCapture(capture, *out, stderrProgress("capture convert"));
+    if (args.flag("json")) {
+        const auto& info = capture.info();
+        std::cout << nlohmann::ordered_json{{"path", info.path.string()},
+                                            {"format", info.format},
+                                            {"layer_ids", info.layerIds},
+                                            {"samples", info.samples},
+                                            {"written", *out}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        printInfo(capture.info());
+        std::cout << "written: " << *out << "\n";
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+OptionTable captureOptions()
+{
+    return joinTables({{
+                           {"out", "FILE", "", "the product's capture file to write (convert)"},
+                           {"draft", "DIR", "",
+                            "the draft the capture is for: its layer ids are assumed where the capture "
+                            "records none"},
+                           {"target-model", "DIR", "",
+                            "the target model: its layer count names a captured last layer (with --draft)"},
+                       },
+                       captureReadOptionTable(),
+                       {kJsonOption}});
+}
+
+int runCapture(const std::vector<std::string>& argv)
+{
+    const Args args(argv, captureOptions());
+    args.expectPositional(2);
+    const auto& action = args.positional()[0];
+    if (action == "check") {
+        return check(args);
+    }
+    if (action == "convert") {
+        return convert(args);
+    }
+    throw UsageError("unknown capture action '" + action + "' (known: check, convert)");
 }
 
 } // namespace spark::cli

@@ -3,6 +3,7 @@
 // [--no-verify]`: GPTQ when asked, export, model card (README.md of the output), then verify.
 #include "args.h"
 #include "backendargs.h"
+#include "captureargs.h"
 #include "cardargs.h"
 #include "command.h"
 #include "core/bench/modelcard.h"
@@ -25,9 +26,10 @@ GptqCalibrationOptions gptqOptionsFrom(const Args& args, unsigned threads)
     GptqCalibrationOptions o;
     const auto capture = args.value("hidden-states");
     if (!capture) {
-        throw UsageError("--gptq needs --hidden-states FILE (a capture file or hs_*.safetensors directory)");
+        throw UsageError("--gptq needs --hidden-states FILE|DIR (a capture file or folder)");
     }
     o.capture = *capture;
+    o.captureOptions = captureReadOptionsFrom(args);
     // The target model's checkpoint, for drafts that share its embeddings or head: --target-model when it
     // names a folder (else it only names the target in the card).
     o.target = targetModelFolder(args);
@@ -78,6 +80,7 @@ OptionTable quantizeOptions()
               "memory for the FP64 Hessians held at once, more modules take more passes (with --gptq)"},
              {"target-checkpoint", "PATH", "", "deprecated spelling of --target-model", "target-model"},
          },
+         captureReadOptionTable(),
          planOptionTable(),
          backendOptionTable(),
          cardOptionTable()});
@@ -122,8 +125,13 @@ int runQuantize(const std::vector<std::string>& argv)
         gptq.emplace(calibrateGptq(sourcePtr, plan, *out, gptqOptionsFrom(args, options.threads)));
         printGptq(*gptq);
         options.calibrated = &gptq->weights();
-    } else if (args.value("hidden-states")) {
-        throw UsageError("--hidden-states is for --gptq here (offline acceptance: the acceptance command)");
+    } else {
+        for (const char* name : {"hidden-states", "layer-ids", "prompt-tokens"}) {
+            if (args.value(name)) {
+                throw UsageError(std::string("--") + name +
+                                 " is for --gptq here (offline acceptance: the acceptance command)");
+            }
+        }
     }
     options.modelCard = renderModelCard(modelCardInputs(source, plan, *out, cardOptions));
     const auto result = exportCheckpoint(source, plan, options);

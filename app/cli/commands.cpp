@@ -46,8 +46,10 @@ const std::vector<Command>& commands()
          "PATH", sweepOptions, runSweep},
         {"plan", "decide what to quantize, explain it, lint it and predict size and drafter time", "PATH",
          planOptions, runPlan},
-        {"capture", "what a capture of target hidden states holds and every defect of its hidden states",
-         "check FILE|DIR", captureOptions, runCapture},
+        {"capture",
+         "what a capture of target hidden states holds and every defect of its hidden states, or the capture "
+         "converted to the product's own file",
+         "check FILE|DIR | convert FILE|DIR --out FILE", captureOptions, runCapture},
         {"acceptance",
          "offline acceptance of the BF16 and the quantized draft on captured target hidden states, paired",
          "DRAFT --hidden-states FILE|DIR", acceptanceOptions, runAcceptance},

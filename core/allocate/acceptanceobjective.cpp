@@ -113,13 +113,14 @@ AcceptanceObjective::AcceptanceObjective(AcceptanceObjectiveInputs inputs) : m_i
     if (m_inputs.k < 1) {
         throw std::invalid_argument("k must be at least 1");
     }
-    auto capture = HiddenStateCapture::open(m_inputs.capture);
     AcceptanceJob job;
     job.draft = m_inputs.draft;
     job.capture = m_inputs.capture;
+    job.captureOptions = m_inputs.captureOptions;
     job.target = m_inputs.target;
     job.options.k = m_inputs.k;
     job.options.threads = m_inputs.threads;
+    auto capture = openJobCapture(job);
     auto drafts = openAcceptanceDrafts(job, capture);
     if (drafts.draft->config().contains("quantization_config")) {
         throw std::invalid_argument(

@@ -193,10 +193,10 @@ GptqCalibration calibrateGptq(const std::shared_ptr<const Checkpoint>& source, Q
         targets[i].ranges = contexts[i].context.ranges;
     }
 
-    const auto capture = HiddenStateCapture::open(options.capture);
     const auto target = options.target.empty()
                             ? nullptr
                             : std::make_shared<const Checkpoint>(Checkpoint::open(options.target));
+    const auto capture = openCaptureFor(options.capture, options.captureOptions, *source, target.get());
     auto spec =
         readDraftSpec(source->config(), tensorNames(*source), (source->folder() / "config.json").string());
     matchCapture(capture, spec);

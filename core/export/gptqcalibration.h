@@ -7,6 +7,7 @@
 // only the codes differ from an RTN export.
 
 #include "core/export/exporter.h"
+#include "core/forward/hiddenstatecapture.h"
 #include "core/io/stagingdirectory.h"
 #include "core/plan/quantplan.h"
 #include "core/progress.h"
@@ -22,7 +23,8 @@ namespace spark {
 /// @brief Options of calibrateGptq().
 struct GptqCalibrationOptions
 {
-    std::filesystem::path capture;          ///< capture file or hs_*.safetensors directory
+    std::filesystem::path capture;          ///< capture file or folder of per-sequence files
+    CaptureReadOptions captureOptions;      ///< layer ids and prompt length the capture does not record
     std::filesystem::path target;           ///< empty: the draft ships every tensor its forward reads
     std::int64_t samples = 0;               ///< captured sequences used (0: all)
     int k = 2;                              ///< draft steps unrolled per anchor (the serving k)

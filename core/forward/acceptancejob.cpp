@@ -91,10 +91,20 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
     return d;
 }
 
+HiddenStateCapture openJobCapture(const AcceptanceJob& job)
+{
+    const auto draft = Checkpoint::open(job.draft);
+    if (job.target.empty()) {
+        return openCaptureFor(job.capture, job.captureOptions, draft, nullptr);
+    }
+    const auto target = Checkpoint::open(job.target);
+    return openCaptureFor(job.capture, job.captureOptions, draft, &target);
+}
+
 AcceptanceRun runAcceptance(const AcceptanceJob& job)
 {
     AcceptanceRun run;
-    const auto capture = HiddenStateCapture::open(job.capture);
+    const auto capture = openJobCapture(job);
     auto drafts = openAcceptanceDrafts(job, capture);
     run.spec = drafts.spec;
     run.baseName = drafts.baseName;
@@ -132,7 +142,7 @@ std::vector<UnitSensitivity> runSensitivity(const AcceptanceJob& job)
     if (!job.plan || !job.quantized.empty()) {
         throw std::invalid_argument("per-unit sensitivity needs plan options (not --quantized)");
     }
-    const auto capture = HiddenStateCapture::open(job.capture);
+    const auto capture = openJobCapture(job);
     auto drafts = openAcceptanceDrafts(job, capture);
     std::int64_t eligible = 0;
     const auto anchors = jobAnchors(job, capture, eligible);

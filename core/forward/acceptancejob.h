@@ -16,7 +16,8 @@ namespace spark {
 struct AcceptanceJob
 {
     std::filesystem::path draft;   ///< the BF16 draft
-    std::filesystem::path capture; ///< capture file or hs_*.safetensors directory
+    std::filesystem::path capture; ///< capture file or folder of per-sequence files
+    CaptureReadOptions captureOptions; ///< layer ids and prompt length the capture does not record
     std::filesystem::path target;  ///< empty: the draft ships everything it reads
     /// A compressed-tensors checkpoint of the draft to compare (read through the bit-exact dequantizer) ...
     std::filesystem::path quantized;
@@ -69,6 +70,9 @@ struct AcceptanceDrafts
 /// @brief Opens the job's checkpoints and capture and builds the forwards; every input problem is an
 /// IoError or ForwardInputError naming the file and field, raised before any heavy work.
 AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStateCapture& capture);
+
+/// @brief The job's capture, read for its draft (openCaptureFor()).
+HiddenStateCapture openJobCapture(const AcceptanceJob& job);
 
 /// @brief Runs the job: anchors sampled from the capture (or the replayed loop), both drafts, statistics.
 AcceptanceRun runAcceptance(const AcceptanceJob& job);

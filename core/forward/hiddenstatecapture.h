@@ -16,15 +16,16 @@ namespace spark {
 inline constexpr const char* kCaptureFormat = "sparkulator.hidden-states/1";
 /// @brief The capture file's name inside a capture folder (as `demo --capture` writes it).
 inline constexpr const char* kCaptureFileName = "hidden_states.safetensors";
-/// @brief The sidecar of a speculators hs_*.safetensors directory.
+/// @brief The sidecar of a folder of per-sequence files (speculators' hs_*.safetensors, vLLM's connector).
 inline constexpr const char* kCaptureSidecar = "capture.json";
 
 /// @brief What a capture says about itself.
 struct CaptureInfo
 {
     std::filesystem::path path;
-    std::string format;        ///< kCaptureFormat, or "speculators hs directory"
+    std::string format;        ///< kCaptureFormat, "speculators hs directory", "vLLM hidden-states connector folder", ...
     std::vector<int> layerIds; ///< captured target layers, vLLM aux semantics, in slot order
+    std::string layerIdsSource; ///< where the ids came from: the file, its sidecar, the user, or the draft
     std::int64_t hiddenSize = 0;
     bool greedy = true;           ///< the tokens are the target's greedy output: y = next token
     bool hasTargetArgmax = false; ///< target_argmax stored (y for non-greedy data)
@@ -32,6 +33,23 @@ struct CaptureInfo
     std::string targetModel, targetQuantization, capture;
     std::int64_t samples = 0;
     std::int64_t tokens = 0;
+};
+
+/// @brief What the user or the draft says of a capture that does not say it itself.
+struct CaptureReadOptions
+{
+    /// The captured layers' ids in slot order (--layer-ids, the app's Layer ids field): they replace the
+    /// recorded ids, e.g. of a capture written with ids one layer off.
+    std::vector<int> layerIds;
+    /// Leading tokens of every sequence that the target did not generate, for captures without a loss mask
+    /// (vLLM's connector files); it replaces a sidecar's skip_tokens.
+    std::optional<std::int64_t> promptTokens;
+    /// The ids a draft reads, assumed when the capture records none: vLLM's extraction writes the draft
+    /// config's ids in order, optionally followed by the target's last layer.
+    std::vector<int> draftLayerIds;
+    std::string draftLayerIdsSource;
+    /// The target's num_hidden_layers: the id of a last layer the capture adds (0: unknown).
+    int targetLayers = 0;
 };
 
 /// @brief One captured sequence, read on demand.
@@ -42,21 +60,37 @@ struct CapturedSequence
     std::vector<std::int64_t> targetArgmax; ///< empty when not stored
 };
 
-/// @brief Target hidden states captured on the serving machine, read without loading them whole (mmap):
-/// the self-contained file of draft-forward.md §7 (hidden_states, token_ids, sample_offsets, loss_mask,
-/// optional target_argmax, string metadata with layer_ids) or a directory of speculators'
-/// hs_*.safetensors (hidden_states [T, n_ids, H], token_ids [T]) with a capture.json sidecar naming the
-/// layer ids. Every problem is a ForwardInputError naming the file and the field.
+/// @brief Where one captured sequence lies: rows [begin, begin + length) of the tensors of one file.
+struct CapturePart
+{
+    std::shared_ptr<const SafetensorsFile> file;
+    const TensorInfo* hidden = nullptr;       ///< [rows, layers, H]
+    const TensorInfo* scales = nullptr;       ///< FP8 hidden states: F32, broadcast against [rows, layers, 1]
+    const TensorInfo* tokens = nullptr;       ///< [rows]
+    const TensorInfo* lossMask = nullptr;     ///< [rows], or none
+    const TensorInfo* targetArgmax = nullptr; ///< [rows], or none
+    std::int64_t begin = 0;
+    std::int64_t length = 0;
+    std::int64_t skip = 0; ///< without a loss mask: leading tokens outside the generated region
+};
+
+/// @brief Target hidden states captured on the serving machine, read without loading them whole (mmap),
+/// whatever wrote them: the product's own file (draft-forward.md §7), a folder of speculators'
+/// hs_*.safetensors or of vLLM's connector files ({request}.safetensors), BF16 or FP8 with per-token
+/// scales (capturesource.h, one adapter per layout). Every problem is a ForwardInputError naming the file
+/// and the field.
 class HiddenStateCapture
 {
   public:
-    static HiddenStateCapture open(const std::filesystem::path& path);
+    static HiddenStateCapture open(const std::filesystem::path& path, const CaptureReadOptions& options = {});
 
     const CaptureInfo& info() const { return m_info; }
     std::int64_t sampleCount() const { return m_info.samples; }
     std::int64_t sampleLength(std::int64_t sample) const;
-    /// @brief The file that holds @p sample (the capture file, or its hs_*.safetensors).
+    /// @brief The file that holds @p sample (the capture file, or its per-sequence file).
     const std::filesystem::path& sampleFile(std::int64_t sample) const;
+    /// @brief The dtype the hidden states are stored in (F8_E4M3 ones are dequantized by hidden()).
+    DType storedDType() const;
     CapturedSequence sequence(std::int64_t sample) const;
 
     /// @brief The slot of each of @p layerIds (matched by value). Throws ForwardInputError naming the
@@ -67,22 +101,18 @@ class HiddenStateCapture
     Activations hidden(std::int64_t sample, const std::vector<int>& slots, std::int64_t length) const;
 
   private:
-    struct Part
-    {
-        std::shared_ptr<const SafetensorsFile> file;
-        const TensorInfo* hidden = nullptr;
-        const TensorInfo* tokens = nullptr;
-        const TensorInfo* lossMask = nullptr;
-        const TensorInfo* targetArgmax = nullptr;
-        std::int64_t begin = 0; ///< first row of the sample in the file
-        std::int64_t length = 0;
-        std::int64_t skip = 0; ///< leading tokens outside the loss region (hs directories)
-    };
-    static HiddenStateCapture openFile(const std::filesystem::path& path);
-    static HiddenStateCapture openDirectory(const std::filesystem::path& path);
-
     CaptureInfo m_info;
-    std::vector<Part> m_samples;
+    std::vector<CapturePart> m_samples;
 };
+
+/// @brief "[1, 3, 5]": layer ids as messages and metadata write them.
+std::string layerIdList(const std::vector<int>& ids);
+
+class Checkpoint;
+
+/// @brief The capture as @p draft reads it: the draft's aux ids assumed where the capture records none,
+/// and the target's num_hidden_layers (when @p target is given) naming a captured last layer.
+HiddenStateCapture openCaptureFor(const std::filesystem::path& path, CaptureReadOptions options,
+                                  const Checkpoint& draft, const Checkpoint* target);
 
 } // namespace spark

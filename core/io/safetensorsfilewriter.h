@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,5 +32,13 @@ template <typename T> std::vector<std::byte> bytesOf(const std::vector<T>& value
 /// naming the file, std::invalid_argument when a tensor's bytes do not match its spec.
 void writeSafetensorsFile(const std::filesystem::path& path, std::vector<TensorBytes> tensors,
                           const std::map<std::string, std::string>& metadata);
+
+class ByteSink;
+
+/// @brief The same file written as its tensors' bytes are made, for files too large to hold: @p write is
+/// called once per tensor, in data order, and must hand the sink exactly its byteSize() bytes.
+void writeSafetensorsFile(const std::filesystem::path& path, std::vector<TensorSpec> tensors,
+                          const std::map<std::string, std::string>& metadata,
+                          const std::function<void(const TensorInfo&, ByteSink&)>& write);
 
 } // namespace spark

@@ -14,7 +14,25 @@ _FROM_TORCH = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16
                torch.float64: "F64", torch.int16: "I16"}
 
 
-def _raw_bytes(t: torch.Tensor) -> bytes:
+class Float8E4M3:
+    """uint8 codes to be stored as F8_E4M3 (torch 1.13 has no float8 dtype)."""
+
+    def __init__(self, codes: torch.Tensor):
+        assert codes.dtype == torch.uint8
+        self.codes = codes
+        self.shape = codes.shape
+
+    def element_size(self) -> int:
+        return 1
+
+
+def _dtype_name(t) -> str:
+    return "F8_E4M3" if isinstance(t, Float8E4M3) else _FROM_TORCH[t.dtype]
+
+
+def _raw_bytes(t) -> bytes:
+    if isinstance(t, Float8E4M3):
+        return t.codes.contiguous().numpy().tobytes()
     t = t.detach().contiguous().cpu()
     if t.dtype == torch.bfloat16:
         return t.view(torch.int16).numpy().tobytes()
@@ -22,17 +40,21 @@ def _raw_bytes(t: torch.Tensor) -> bytes:
 
 
 def save(path, tensors: dict, metadata: dict | None = None):
-    """Writes @p tensors (name -> torch tensor) in the reference layout: sorted by dtype (descending) and
-    name, header padded with spaces to 8 bytes."""
+    """Writes @p tensors (name -> torch tensor or Float8E4M3) in the reference layout: sorted by dtype
+    (descending) and name, header padded with spaces to 8 bytes. Metadata {} writes none, as safetensors'
+    save_file does without metadata."""
     items = sorted(tensors.items(), key=lambda kv: (-_dtype_rank(kv[1]), kv[0]))
     header, offset, blobs = {}, 0, []
     for name, t in items:
         blob = _raw_bytes(t)
-        header[name] = {"dtype": _FROM_TORCH[t.dtype], "shape": list(t.shape),
+        header[name] = {"dtype": _dtype_name(t), "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(blob)]}
         offset += len(blob)
         blobs.append(blob)
-    header["__metadata__"] = dict(metadata or {"format": "pt"})
+    if metadata is None:
+        metadata = {"format": "pt"}
+    if metadata:
+        header["__metadata__"] = dict(metadata)
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * ((8 - len(text) % 8) % 8)
     with open(path, "wb") as f:
@@ -42,7 +64,7 @@ def save(path, tensors: dict, metadata: dict | None = None):
             f.write(blob)
 
 
-def _dtype_rank(t: torch.Tensor) -> int:
+def _dtype_rank(t) -> int:
     # Alignment first, as the reference writer does (larger element sizes first).
     return t.element_size()
 

@@ -1,0 +1,49 @@
+#pragma once
+
+// The pieces every capture format is read into (hiddenstatecapture.h is the interface users see): one
+// adapter per on-disk layout turns its files into CaptureParts, one per captured sequence.
+
+#include "core/forward/hiddenstatecapture.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spark {
+
+/// @brief A capture as an adapter read it: what it says of itself and its sequences. The layer ids are
+/// the recorded ones (empty when the format records none); openCapture() settles them.
+struct CaptureLayout
+{
+    CaptureInfo info;
+    std::vector<CapturePart> parts;
+    std::int64_t layers = 0; ///< captured streams per token (dimension 1 of hidden_states)
+    bool hasLossMask = false;
+};
+
+/// @brief The product's own file (draft-forward.md §7).
+CaptureLayout readCaptureFile(const std::filesystem::path& path);
+/// @brief A folder of per-sequence files: speculators' hs_*.safetensors or vLLM's connector output
+/// ({request}.safetensors), BF16 or FP8 with per-token scales, with an optional capture.json sidecar.
+CaptureLayout readCaptureFolder(const std::filesystem::path& path, const CaptureReadOptions& options);
+
+// Helpers the adapters share.
+
+/// @brief The tensor @p name of @p file, checked for one of @p dtypes and @p dims dimensions; nullptr when
+/// it is absent and not @p required. Throws ForwardInputError naming the file and the tensor.
+const TensorInfo* captureTensor(const SafetensorsFile& file, const char* name, const std::vector<DType>& dtypes,
+                                std::size_t dims, bool required = true);
+/// @brief hidden_states and, for FP8 ones, hidden_states_scales (draft-forward.md §7). Throws
+/// ForwardInputError naming the file and the tensor.
+std::pair<const TensorInfo*, const TensorInfo*> hiddenStateTensors(const SafetensorsFile& file);
+/// @brief Integers of a 1-D integer or byte tensor, rows [begin, begin + count).
+std::vector<std::int64_t> readIntegers(const SafetensorsFile& file, const TensorInfo& t, std::int64_t begin,
+                                       std::int64_t count);
+/// @brief A non-empty JSON list of non-negative layer ids; ForwardInputError naming @p file and @p field.
+std::vector<int> parseLayerIds(const std::string& file, const std::string& field, const nlohmann::json& value);
+
+} // namespace spark
