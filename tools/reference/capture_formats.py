@@ -18,6 +18,10 @@
   capture-postnorm/        ids 1, 3, 5, 6 with the last stream after the target's final norm (as SpecForge and
                            DeepSpec store it), where vLLM's is before it.
 
+  tests/fuzz/corpus-capture/  the seeds of the capture readers' fuzz target: each layout cut to a few tokens,
+                           prefixed by the byte that picks the reader (0 the product's file, 1 a speculators
+                           folder, 2 a vLLM connector folder).
+
   python3 capture_formats.py   (after decode.py capture; reads the target and the product's capture file)
 """
 import json
@@ -101,6 +105,29 @@ def product_capture(path, hidden: torch.Tensor | np.ndarray, tokens: list[torch.
               {**meta, "layer_ids": json.dumps(ids), "hidden_size": str(hidden.shape[2]), **extra})
 
 
+SEED_TOKENS = 3
+
+
+def fuzz_seeds(hidden: torch.Tensor, tokens: torch.Tensor, ids: list[int], meta: dict):
+    folder = common.REPO / "tests" / "fuzz" / "corpus-capture"
+    folder.mkdir(parents=True, exist_ok=True)
+    codes, scale = quantize_per_token(hidden)
+    seeds = {
+        "product": (0, {"hidden_states": hidden, "token_ids": tokens.to(torch.int32),
+                        "sample_offsets": torch.tensor([0, 1, len(tokens)]),
+                        "loss_mask": torch.tensor([0] + [1] * (len(tokens) - 1), dtype=torch.uint8)},
+                    {**meta, "layer_ids": json.dumps(ids), "hidden_size": str(hidden.shape[2])}),
+        "speculators-fp8": (1, {"hidden_states": stio.Float8E4M3(torch.from_numpy(codes)),
+                                "hidden_states_scales": torch.from_numpy(scale), "token_ids": tokens}, {}),
+        "vllm": (2, {"hidden_states": hidden, "token_ids": tokens}, {}),
+    }
+    for name, (reader, tensors, metadata) in seeds.items():
+        image = folder / (name + ".tmp")
+        stio.save(image, tensors, metadata)
+        (folder / name).write_bytes(bytes([reader]) + image.read_bytes())
+        image.unlink()
+
+
 @torch.no_grad()
 def main():
     common.threads()
@@ -145,6 +172,7 @@ def main():
     product_capture(common.TRAINED / "capture-postnorm" / "hidden_states.safetensors",
                     torch.cat([p.to(torch.bfloat16) for p in post]), probe, ids, meta,
                     {"capture": "the last layer after the target's final norm"})
+    fuzz_seeds(hidden[0][:SEED_TOKENS], sequences[0][:SEED_TOKENS], ids, meta)
     print(f"capture formats: {FORMAT_SAMPLES} sequences per layout, {PROBE_SAMPLES} per probe capture")
 
 
