@@ -105,12 +105,30 @@ class TestCaptureHealth : public QObject
 
     void cleanCapturesAreSilent()
     {
-        for (const char* path : {"capture", "capture-hs"}) {
+        for (const char* path : {"capture", "capture-hs", "capture-hs-fp8", "capture-fp8-dequantized", "capture-shifted"}) {
             const auto capture = HiddenStateCapture::open(test::dataPath("trained") / path);
             const auto health = checkCaptureHealth(capture);
             QVERIFY2(health.findings.empty(), path);
             QCOMPARE(health.samples, capture.sampleCount());
         }
+    }
+
+    // The last layer after the target's final norm (as SpecForge and DeepSpec store it): one warning for
+    // the capture as a whole, naming the layer; the same sequences before the norm (capture-shifted's last
+    // stream, and the trained capture) stay silent above.
+    void postNormLastLayerIsNamed()
+    {
+        const auto capture = HiddenStateCapture::open(test::dataPath("trained") / "capture-postnorm");
+        const auto health = checkCaptureHealth(capture);
+        QCOMPARE(health.findings.size(), std::size_t{1});
+        const auto& f = health.findings.front();
+        QCOMPARE(f.check, std::string("post-norm"));
+        QCOMPARE(f.sample, std::int64_t{-1});
+        QCOMPARE(f.field, std::string("hidden_states[layer 6]"));
+        QVERIFY(f.severity == CaptureFinding::Severity::Warning);
+        QVERIFY2(findingLine(f).find("warning: " + capture.info().path.string() + ": hidden_states[layer 6]: "
+                                     "the last layer looks taken after the final norm") == 0,
+                 findingLine(f).c_str());
     }
 
     void cliCaptureCheck()
@@ -124,7 +142,7 @@ class TestCaptureHealth : public QObject
             test::runCli({"capture", "check", (test::dataPath("trained") / "capture-hs").string()});
         QCOMPARE(clean.exitCode, 0);
         QVERIFY(clean.out.find("8 samples") != std::string::npos);
-        QCOMPARE(test::runCli({"capture", "convert", m_defective.string()}).exitCode, 2);
+        QCOMPARE(test::runCli({"capture", "repair", m_defective.string()}).exitCode, 2);
     }
 
     void acceptanceRefusesErrorsAndWarnsOfTheRest()

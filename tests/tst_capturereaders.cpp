@@ -227,6 +227,44 @@ class TestCaptureReaders : public QObject
         QVERIFY2(compressed.find("zstd -d") != std::string::npos, compressed.c_str());
     }
 
+    // A capture of every stream labelled one layer off: the BF16 draft's first proposals are accepted more
+    // often with the ids one lower, and the run says how to pass them; with the right ids it says nothing.
+    void layerIdProbeNamesTheShift_data()
+    {
+        QTest::addColumn<QString>("draft");
+        QTest::newRow("eagle3") << "eagle3";
+        QTest::newRow("dspark") << "dspark";
+    }
+
+    void layerIdProbeNamesTheShift()
+    {
+        QFETCH(QString, draft);
+        AcceptanceJob job;
+        job.draft = trained(draft.toStdString().c_str());
+        job.target = trained("target");
+        job.capture = trained("capture-shifted");
+        job.options.k = 1;
+        job.options.anchorCount = 16;
+        const auto off = runAcceptance(job);
+        QVERIFY(off.layerIdProbe.has_value());
+        QCOMPARE(off.layerIdProbe->readings.size(), std::size_t{2});
+        QCOMPARE(off.layerIdProbe->readings[1].shift, -1);
+        QVERIFY2(off.layerIdProbe->advice.find("pass --layer-ids 0,1,2,3,4,5,6") != std::string::npos,
+                 off.layerIdProbe->advice.c_str());
+        QVERIFY(off.layerIdProbe->readings[1].accept0 > off.layerIdProbe->readings[0].accept0);
+
+        job.captureOptions.layerIds = {0, 1, 2, 3, 4, 5, 6};
+        const auto right = runAcceptance(job);
+        QVERIFY(right.layerIdProbe.has_value());
+        QCOMPARE(right.layerIdProbe->readings[1].shift, 1);
+        QVERIFY2(right.layerIdProbe->advice.empty(), right.layerIdProbe->advice.c_str());
+
+        // The trained capture holds no neighbours of the draft's ids: nothing to probe.
+        job.capture = trained("capture-hs");
+        job.captureOptions = {};
+        QVERIFY(!runAcceptance(job).layerIdProbe.has_value());
+    }
+
     void cliChecksAndConverts()
     {
         const auto vllm = trained("capture-vllm").string();

@@ -250,6 +250,9 @@ int runAcceptance(const std::vector<std::string>& argv)
     if (!run.lowAcceptance.empty()) {
         std::cerr << "note: " << run.lowAcceptance << "\n";
     }
+    if (run.layerIdProbe && !run.layerIdProbe->advice.empty()) {
+        std::cerr << "note: " << run.layerIdProbe->advice << "\n";
+    }
     if (const auto out = args.value("export-rates")) {
         exportRates(*out, args, job, run);
     }
@@ -283,6 +286,14 @@ int runAcceptance(const std::vector<std::string>& argv)
         auto j = acceptanceJson(run.summary, run.baseName, run.quantizedName, speed);
         j["architecture"] = run.spec.archId;
         j["eligible_anchors"] = run.eligibleAnchors;
+        if (run.layerIdProbe) {
+            auto& probe = j["layer_id_probe"];
+            probe["anchors"] = run.layerIdProbe->anchors;
+            for (const auto& r : run.layerIdProbe->readings) {
+                probe["readings"].push_back({{"shift", r.shift}, {"layer_ids", r.ids}, {"accept_0", r.accept0}});
+            }
+            probe["advice"] = run.layerIdProbe->advice;
+        }
         std::cout << j.dump(2) << "\n";
     } else {
         std::cout << run.spec.archId << ": " << run.eligibleAnchors << " eligible anchors\n";

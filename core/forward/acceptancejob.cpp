@@ -134,6 +134,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
     if (!run.summary.positions.empty()) {
         run.lowAcceptance = lowAcceptanceHint(run.summary.positions.front().acceptBase);
     }
+    run.layerIdProbe = probeLayerIds(*drafts.base, capture, job.captureOptions, options);
     return run;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/forward/acceptance.h"
 #include "core/forward/capturehealth.h"
+#include "core/forward/layeridprobe.h"
 #include "core/plan/planoptions.h"
 
 #include <filesystem>
@@ -44,6 +45,9 @@ struct AcceptanceRun
     std::vector<CaptureFinding> captureWarnings;         ///< what the capture check warned of
     /// What the BF16 draft's near-zero position-0 acceptance usually means (lowAcceptanceHint()), or empty.
     std::string lowAcceptance;
+    /// The BF16 draft's position-0 acceptance with the capture's ids shifted by ±1, when the capture holds
+    /// the layers for it (probeLayerIds()).
+    std::optional<LayerIdProbe> layerIdProbe;
 };
 
 /// @brief The drafts of a job, ready to run: the BF16 forward and, when asked, the quantized one.

@@ -3,7 +3,10 @@
 #include "core/forward/draftspec.h"
 #include "core/io/ioerror.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <numeric>
 
 namespace spark {
@@ -39,9 +42,43 @@ const char* severityName(CaptureFinding::Severity severity)
 
 std::string findingLine(const CaptureFinding& f)
 {
-    return std::string(severityName(f.severity)) + ": " + f.file + ": sample " + std::to_string(f.sample) +
-           ", " + f.field + ": " + f.message;
+    const auto sample = f.sample < 0 ? std::string() : "sample " + std::to_string(f.sample) + ", ";
+    return std::string(severityName(f.severity)) + ": " + f.file + ": " + sample + f.field + ": " + f.message;
 }
+
+namespace {
+
+/// vLLM hands drafts the last layer before the final norm; SpecForge and DeepSpec store it after. An RMSNorm
+/// output has every row's RMS nearly equal (the norm weight's, up to how x² and w² correlate), while residual
+/// streams vary from row to row: on the trained target the last layer's row RMS varies by 14 % (coefficient
+/// of variation) before the norm and 0.5 % after it.
+constexpr double kPostNormVariation = 0.02;
+constexpr std::int64_t kPostNormMinRows = 16;
+
+std::optional<CaptureFinding> postNormFinding(const CaptureInfo& info, int lastSlot, double sum, double squares,
+                                              std::int64_t rows)
+{
+    if (rows < kPostNormMinRows) {
+        return std::nullopt;
+    }
+    const double mean = sum / static_cast<double>(rows);
+    const double variance = std::max(0.0, squares / static_cast<double>(rows) - mean * mean);
+    const double variation = mean > 0 ? std::sqrt(variance) / mean : 0;
+    if (variation >= kPostNormVariation) {
+        return std::nullopt;
+    }
+    char text[64];
+    std::snprintf(text, sizeof text, "%.4f over %lld rows", variation, static_cast<long long>(rows));
+    return CaptureFinding{
+        CaptureFinding::Severity::Warning, "post-norm", info.path.string(), -1,
+        "hidden_states[layer " + std::to_string(info.layerIds[static_cast<std::size_t>(lastSlot)]) + "]",
+        "the last layer looks taken after the final norm: its rows' RMS hardly varies (coefficient of variation " +
+            std::string(text) +
+            "), as an RMSNorm's output does; vLLM hands drafts the last layer before the norm (SpecForge and "
+            "DeepSpec store it after), so recomputing the target's tokens from it applies the norm twice"};
+}
+
+} // namespace
 
 CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const ProgressFn& progress,
                                  const std::vector<std::int64_t>& samples)
@@ -57,6 +94,11 @@ CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const Progre
     std::vector<int> slots(static_cast<std::size_t>(layers));
     std::iota(slots.begin(), slots.end(), 0);
     const std::int64_t h = info.hiddenSize;
+    // The last layer's row RMS over every row read: after a final RMSNorm every row has nearly the same.
+    const auto lastSlot = static_cast<int>(std::max_element(info.layerIds.begin(), info.layerIds.end()) -
+                                           info.layerIds.begin());
+    double rmsSum = 0, rmsSquares = 0;
+    std::int64_t rmsRows = 0;
     CaptureHealth health;
     for (std::size_t n = 0; n < toRead.size(); ++n) {
         if (!reportProgress(progress, n, toRead.size())) {
@@ -82,6 +124,16 @@ CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const Progre
                 c.constant += finite && !zero && constant && h > 1 ? 1 : 0;
                 if (defect && c.first < 0) {
                     c.first = t;
+                }
+                if (l == lastSlot && info.lastLayerIncluded && finite && !zero) {
+                    double squares = 0;
+                    for (std::int64_t i = 0; i < h; ++i) {
+                        squares += static_cast<double>(v[i]) * v[i];
+                    }
+                    const double rms = std::sqrt(squares / static_cast<double>(h));
+                    rmsSum += rms;
+                    rmsSquares += rms * rms;
+                    ++rmsRows;
                 }
             }
         }
@@ -113,6 +165,9 @@ CaptureHealth checkCaptureHealth(const HiddenStateCapture& capture, const Progre
                     rowsText(c.constant, length) + " hold one value repeated" + where);
             }
         }
+    }
+    if (const auto finding = postNormFinding(info, lastSlot, rmsSum, rmsSquares, rmsRows)) {
+        health.findings.push_back(*finding);
     }
     health.samples = static_cast<std::int64_t>(toRead.size());
     reportProgress(progress, static_cast<std::uint64_t>(health.samples),

@@ -14,7 +14,7 @@ struct CaptureFinding
 {
     enum class Severity { Warning, Error };
     Severity severity = Severity::Warning;
-    std::string check; ///< "non-finite", "all-zero", "zero-rows", "constant-rows"
+    std::string check; ///< "non-finite", "all-zero", "zero-rows", "constant-rows", "post-norm"
     std::string file;
     std::int64_t sample = -1; ///< -1: the capture as a whole
     std::string field;        ///< "hidden_states[layer 3]"

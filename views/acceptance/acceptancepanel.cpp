@@ -471,6 +471,9 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
                      .arg(w.sample)
                      .arg(QString::fromStdString(w.field), QString::fromStdString(w.message));
     }
+    if (run.layerIdProbe && !run.layerIdProbe->advice.empty()) {
+        notes << tr("Note: %1.").arg(QString::fromStdString(run.layerIdProbe->advice));
+    }
     if (!run.lowAcceptance.empty()) {
         notes << tr("Note: %1.").arg(QString::fromStdString(run.lowAcceptance));
     }
