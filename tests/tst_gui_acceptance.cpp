@@ -353,6 +353,52 @@ class TestGuiAcceptance : public QObject
         QCOMPARE(m_panel->sensitivityModel()->rowCount(), 0);
         QCOMPARE(m_panel->positionModel()->rowCount(), 0);
     }
+
+    // Captures that record neither their layer ids nor their prompt (vLLM's connector files), and one
+    // whose ids are one layer off: the Capture reading fields say what the files do not, per draft.
+    void captureReadingFields()
+    {
+        const auto trained = test::dataPath("trained");
+        QVERIFY(openAndWait(*m_window, trained / "eagle3"));
+        auto* layerIds = m_panel->findChild<QLineEdit*>(QStringLiteral("acceptanceLayerIds"));
+        auto* prompt = m_panel->findChild<QSpinBox*>(QStringLiteral("acceptancePromptTokens"));
+        QVERIFY(layerIds && prompt);
+        QVERIFY(layerIds->text().isEmpty());
+        QCOMPARE(prompt->value(), -1); // "as recorded"
+        m_panel->captureEdit()->setText(QString::fromStdString((trained / "capture-vllm").string()));
+        m_panel->targetEdit()->setText(QString::fromStdString((trained / "target").string()));
+        m_panel->kSpin()->setValue(2);
+        m_panel->anchorsSpin()->setValue(32);
+        m_panel->planRadio()->setChecked(true);
+        auto result = clickAndWait(m_panel->runButton());
+        QVERIFY(!result.run);
+        QVERIFY2(result.error.contains(QStringLiteral("Prompt tokens in the app")), qPrintable(result.error));
+        prompt->setValue(64);
+        result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.run, qPrintable(result.error));
+
+        prompt->setValue(-1);
+        m_panel->captureEdit()->setText(QString::fromStdString((trained / "capture-shifted").string()));
+        result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.run, qPrintable(result.error));
+        QVERIFY2(m_panel->statusText().contains(QStringLiteral("pass --layer-ids 0,1,2,3,4,5,6 (Layer ids in the app)")),
+                 qPrintable(m_panel->statusText()));
+        layerIds->setText(QStringLiteral("0, 1, 2, 3, 4, 5, 6"));
+        result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.run, qPrintable(result.error));
+        QVERIFY2(!m_panel->statusText().contains(QStringLiteral("--layer-ids")), qPrintable(m_panel->statusText()));
+        layerIds->setText(QStringLiteral("0, one"));
+        result = clickAndWait(m_panel->runButton());
+        QVERIFY(!result.run);
+        QVERIFY2(m_panel->statusText().contains(QStringLiteral("'one' is not a layer id")),
+                 qPrintable(m_panel->statusText()));
+
+        // The fields belong to the draft: the demo draft gets its own (none), eagle3 gets its back.
+        QVERIFY(openAndWait(*m_window, m_draft));
+        QVERIFY(layerIds->text().isEmpty());
+        QVERIFY(openAndWait(*m_window, trained / "eagle3"));
+        QCOMPARE(layerIds->text(), QStringLiteral("0, one"));
+    }
 };
 
 QTEST_MAIN(TestGuiAcceptance)

@@ -1,6 +1,7 @@
 #include "views/acceptance/acceptancepanel.h"
 
 #include "core/forward/acceptancerates.h"
+#include "core/forward/captureconverter.h"
 #include "core/forward/acceptancespeed.h"
 #include "core/io/filewriter.h"
 #include "views/acceptance/acceptanceplot.h"
@@ -18,6 +19,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QRegularExpression>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -115,7 +117,8 @@ void setupTable(QTableView* table, int rowHeight)
 
 AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller), m_runner(new AcceptanceRunner(this)),
-      m_capture(new QLineEdit(this)), m_target(new QLineEdit(this)), m_quantized(new QLineEdit(this)),
+      m_capture(new QLineEdit(this)), m_target(new QLineEdit(this)), m_layerIds(new QLineEdit(this)),
+      m_promptTokens(new QSpinBox(this)), m_quantized(new QLineEdit(this)),
       m_usePlan(new QRadioButton(tr("The Plan tab's plan, applied in memory"), this)),
       m_useCheckpoint(new QRadioButton(tr("A quantized checkpoint:"), this)),
       m_quantGroup(new QButtonGroup(this)), m_k(new QSpinBox(this)), m_anchors(new QSpinBox(this)),
@@ -130,6 +133,21 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
       m_useAlpha(new QPushButton(tr("Use as α &in the Budget tab"), this)),
       m_exportRates(new QPushButton(tr("E&xport Rates for vLLM…"), this)),
       m_checkCapture(new QPushButton(tr("C&heck Capture"), this)),
+      m_convertCapture(new QPushButton(tr("Con&vert Capture…"), this)),
+      m_conversion(
+          this, [this](double f) { m_progress->setValue(static_cast<int>(f * kProgressSteps)); },
+          [this](const CaptureConversion& r) {
+              m_convertCapture->setEnabled(true);
+              if (!r.error.isEmpty()) {
+                  setStatus(r.error, true);
+              } else if (r.written.isEmpty()) {
+                  setStatus(tr("Cancelled."), false);
+              } else {
+                  m_progress->setValue(kProgressSteps);
+                  setStatus(tr("Written %1, the product's capture format.").arg(QDir::toNativeSeparators(r.written)),
+                            false);
+              }
+          }),
       m_captureCheck(
           this, [this](double f) { m_progress->setValue(static_cast<int>(f * kProgressSteps)); },
           [this](const CaptureCheck& r) { onCaptureChecked(r); })
@@ -139,8 +157,21 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     m_target->setObjectName(QStringLiteral("acceptanceTarget"));
     m_quantized->setObjectName(QStringLiteral("acceptanceQuantized"));
     m_status->setObjectName(QStringLiteral("acceptanceStatus"));
-    m_capture->setPlaceholderText(
-        tr("capture file or folder of hs_*.safetensors: type, browse or drop it anywhere on this tab"));
+    m_capture->setPlaceholderText(tr("capture file or folder (speculators' hs_* or vLLM's connector files "
+                                     "too): type, browse or drop it anywhere on this tab"));
+    m_layerIds->setObjectName(QStringLiteral("acceptanceLayerIds"));
+    m_layerIds->setPlaceholderText(tr("as recorded, or the draft's"));
+    m_layerIds->setToolTip(
+        tr("The captured layers' ids in slot order, e.g. 1, 3, 5, 6. vLLM's and speculators' files record "
+           "none (the draft's ids, plus the target's last layer, are then assumed); ids given here replace "
+           "recorded ones, e.g. of a capture written one layer off."));
+    m_promptTokens->setObjectName(QStringLiteral("acceptancePromptTokens"));
+    m_promptTokens->setRange(-1, std::numeric_limits<int>::max());
+    m_promptTokens->setValue(-1);
+    m_promptTokens->setSpecialValueText(tr("as recorded"));
+    m_promptTokens->setToolTip(
+        tr("Leading tokens of every captured sequence that the target did not generate, for captures without "
+           "a loss mask (vLLM's connector files)"));
     m_target->setPlaceholderText(
         tr("optional: the target checkpoint, when the draft reads its embeddings or head"));
     m_quantized->setPlaceholderText(tr("compressed-tensors checkpoint of the open draft"));
@@ -183,6 +214,13 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     auto* form = new QFormLayout;
     form->addRow(tr("Capture:"), pathRow(m_capture, tr("File…"), tr("Folder…"), this));
     form->addRow(tr("Target:"), pathRow(m_target, {}, tr("Browse…"), this));
+    auto* reading = new QHBoxLayout;
+    reading->addWidget(new QLabel(tr("Layer ids:"), this));
+    reading->addWidget(m_layerIds, 1);
+    reading->addSpacing(fontMetrics().averageCharWidth() * 2);
+    reading->addWidget(new QLabel(tr("Prompt tokens:"), this));
+    reading->addWidget(m_promptTokens);
+    form->addRow(tr("Capture reading:"), reading);
     form->addRow(tr("Quantized:"), quantRow);
     form->addRow(tr("Sampling:"), numbers);
 
@@ -202,6 +240,10 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
         tr("Read the capture and list every defect of its hidden states (NaN or Inf, zero rows, rows of one "
            "value), sample by sample, without running a draft"));
     buttons->addWidget(m_checkCapture);
+    m_convertCapture->setToolTip(
+        tr("Write the capture, whatever wrote it, as one file of the product's own format (FP8 hidden states "
+           "dequantized to F32; layer ids and the prompt as read)"));
+    buttons->addWidget(m_convertCapture);
     buttons->addStretch(1);
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -285,6 +327,7 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     connect(m_useAlpha, &QPushButton::clicked, this, &AcceptancePanel::useAsAlpha);
     connect(m_exportRates, &QPushButton::clicked, this, [this] { exportRates(); });
     connect(m_checkCapture, &QPushButton::clicked, this, &AcceptancePanel::checkCapture);
+    connect(m_convertCapture, &QPushButton::clicked, this, &AcceptancePanel::convertCapture);
     connect(m_runner, &AcceptanceRunner::progressChanged, this,
             [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * kProgressSteps)); });
     connect(m_runner, &AcceptanceRunner::finished, this, &AcceptancePanel::onFinished);
@@ -339,6 +382,11 @@ std::optional<AcceptanceJob> AcceptancePanel::jobFromInputs(QString* why) const
     AcceptanceJob job;
     job.draft = toPath(snapshot->folder);
     job.capture = toPath(capture);
+    const auto reading = captureReadOptions(why);
+    if (!reading) {
+        return std::nullopt;
+    }
+    job.captureOptions = *reading;
     if (const QString target = m_target->text().trimmed(); !target.isEmpty()) {
         if (!QFileInfo::exists(target)) {
             *why = tr("%1: no such target checkpoint").arg(QDir::toNativeSeparators(target));
@@ -512,17 +560,91 @@ void AcceptancePanel::updateSpeed()
     }
 }
 
-void AcceptancePanel::checkCapture()
+std::optional<CaptureReadOptions> AcceptancePanel::captureReadOptions(QString* why) const
+{
+    CaptureReadOptions options;
+    const auto items = m_layerIds->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
+    for (const auto& item : items) {
+        bool ok = false;
+        const int id = item.toInt(&ok);
+        if (!ok || id < 0) {
+            *why = tr("Layer ids: '%1' is not a layer id (give ids like 1, 3, 5, 6).").arg(item);
+            return std::nullopt;
+        }
+        options.layerIds.push_back(id);
+    }
+    if (m_promptTokens->value() >= 0) {
+        options.promptTokens = m_promptTokens->value();
+    }
+    return options;
+}
+
+std::function<HiddenStateCapture()> AcceptancePanel::captureOpener(QString* why) const
 {
     const QString path = m_capture->text().trimmed();
     if (path.isEmpty()) {
-        setStatus(tr("Give a capture file or folder to check."), true);
+        *why = tr("Give a capture file or folder first.");
+        return {};
+    }
+    const auto options = captureReadOptions(why);
+    if (!options) {
+        return {};
+    }
+    const auto snapshot = m_controller->document()->snapshot();
+    std::filesystem::path draft = snapshot && snapshot->checkpoint ? toPath(snapshot->folder) : std::filesystem::path();
+    const QString target = m_target->text().trimmed();
+    return [path = toPath(path), options = *options, draft, target = target.isEmpty() ? std::filesystem::path() : toPath(target)] {
+        if (draft.empty()) {
+            return HiddenStateCapture::open(path, options);
+        }
+        AcceptanceJob job;
+        job.draft = draft;
+        job.target = target;
+        job.capture = path;
+        job.captureOptions = options;
+        return openJobCapture(job);
+    };
+}
+
+void AcceptancePanel::convertCapture()
+{
+    QString why;
+    const auto open = captureOpener(&why);
+    if (!open) {
+        setStatus(why, true);
+        return;
+    }
+    const QFileInfo source(m_capture->text().trimmed());
+    const QString out = QFileDialog::getSaveFileName(
+        this, tr("Convert the capture to"),
+        QDir(source.isDir() ? source.absolutePath() : source.absolutePath())
+            .filePath(source.completeBaseName() + QStringLiteral("-converted.safetensors")),
+        tr("Safetensors (*.safetensors)"));
+    if (out.isEmpty()) {
         return;
     }
     m_progress->setValue(0);
+    m_convertCapture->setEnabled(false);
+    m_conversion.start([open, out](const ProgressFn& progress) {
+        spark::convertCapture(open(), toPath(out), progress);
+        return CaptureConversion{out, {}};
+    });
+    setStatus(tr("Converting %1…").arg(source.fileName()), false);
+}
+
+void AcceptancePanel::checkCapture()
+{
+    QString why;
+    const auto open = captureOpener(&why);
+    if (!open) {
+        setStatus(why, true);
+        return;
+    }
+    const QString path = m_capture->text().trimmed();
+    m_progress->setValue(0);
     m_checkCapture->setEnabled(false);
-    m_captureCheck.start([path = path.toStdString()](const ProgressFn& progress) {
-        const auto capture = HiddenStateCapture::open(path);
+    m_captureCheck.start([open](const ProgressFn& progress) {
+        const auto capture = open();
         CaptureCheck result;
         result.info = capture.info();
         result.health = checkCaptureHealth(capture, progress);
@@ -606,12 +728,15 @@ void AcceptancePanel::switchDraftInputs(const QString& folder)
         return;
     }
     if (!m_draftFolder.isEmpty()) {
-        m_inputsByDraft.insert(m_draftFolder, {m_capture->text(), m_target->text()});
+        m_inputsByDraft.insert(m_draftFolder,
+                               {m_capture->text(), m_target->text(), m_layerIds->text(), m_promptTokens->value()});
     }
     m_draftFolder = folder;
     const auto inputs = m_inputsByDraft.value(folder);
     m_capture->setText(inputs.capture);
     m_target->setText(inputs.target);
+    m_layerIds->setText(inputs.layerIds);
+    m_promptTokens->setValue(inputs.promptTokens);
 }
 
 void AcceptancePanel::setInputsForDraft(const QString& draftFolder, const QString& capture,

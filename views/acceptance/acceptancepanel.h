@@ -118,10 +118,14 @@ class AcceptancePanel : public QWidget
     QLineEdit* m_capture;
     QLineEdit* m_target;
     QString m_draftFolder; ///< canonical folder of the open draft, the key of m_inputsByDraft
+    QLineEdit* m_layerIds;
+    QSpinBox* m_promptTokens;
     struct DraftInputs
     {
         QString capture;
         QString target;
+        QString layerIds;
+        int promptTokens = -1;
     };
     QHash<QString, DraftInputs> m_inputsByDraft;
     QLineEdit* m_quantized;
@@ -149,6 +153,18 @@ class AcceptancePanel : public QWidget
     QPushButton* m_useAlpha;
     QPushButton* m_exportRates;
     QPushButton* m_checkCapture;
+    QPushButton* m_convertCapture;
+    /// The Layer ids and Prompt tokens fields, or nullopt with @p why.
+    std::optional<CaptureReadOptions> captureReadOptions(QString* why) const;
+    /// The capture of the Capture field as the open draft reads it (openCaptureFor()); throws like it.
+    std::function<HiddenStateCapture()> captureOpener(QString* why) const;
+    void convertCapture();
+    struct CaptureConversion
+    {
+        QString written;
+        QString error;
+    };
+    BackgroundJob<CaptureConversion> m_conversion;
     /// What a capture check ends with: what the capture holds and its findings, or why it could not be read.
     struct CaptureCheck
     {

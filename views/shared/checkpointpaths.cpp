@@ -26,7 +26,8 @@ bool isCapturePath(const QString& path)
     const QDir folder(info.isDir() ? info.absoluteFilePath() : info.absolutePath());
     return folder.exists(QStringLiteral("hidden_states.safetensors")) ||
            folder.exists(QStringLiteral("capture.json")) ||
-           !folder.entryList({QStringLiteral("hs_*.safetensors")}, QDir::Files).isEmpty();
+           !folder.entryList({QStringLiteral("hs_*.safetensors"), QStringLiteral("*.safetensors.lock")}, QDir::Files)
+                .isEmpty();
 }
 
 QString droppedLocalPath(const QMimeData* mime)

@@ -109,6 +109,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
             AcceptanceObjectiveInputs inputs;
             inputs.draft = job->draft;
             inputs.capture = job->capture;
+            inputs.captureOptions = job->captureOptions;
             inputs.target = job->target;
             inputs.k = job->options.k;
             inputs.threads = job->options.threads;
