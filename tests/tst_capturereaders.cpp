@@ -61,6 +61,12 @@ std::string errorOf(const std::function<void()>& f)
     return "(no error)";
 }
 
+std::string readFileText(const fs::path& path)
+{
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 std::vector<std::byte> tensorBytes(const fs::path& file, const char* name)
 {
     const auto f = SafetensorsFile::open(file);
@@ -106,6 +112,54 @@ class TestCaptureReaders : public QObject
             cycles += replay.size();
         }
         QVERIFY(cycles > 100);
+    }
+
+    // DeepSpec's cache numbers the layers whose output it keeps (0, 2, 4 = vLLM's 1, 3, 5) and keeps the
+    // last layer after the norm apart (not read): the same sequences replay alike.
+    void deepSpecCacheReplaysLikeTheSameSequences_data() { vllmFolderReplaysLikeTheSameSequences_data(); }
+    void deepSpecCacheReplaysLikeTheSameSequences()
+    {
+        QFETCH(QString, draft);
+        const auto name = draft.toStdString();
+        const auto capture = HiddenStateCapture::open(trained("capture-deepspec"));
+        QCOMPARE(capture.info().layerIds, (std::vector<int>{1, 3, 5}));
+        QVERIFY(!capture.info().lastLayerIncluded);
+        const auto deepspec = replayBySequence(name.c_str(), trained("capture-deepspec"));
+        const auto speculators = replayBySequence(name.c_str(), trained("capture-hs"));
+        QCOMPARE(deepspec.size(), std::size_t{4});
+        for (const auto& [tokens, replay] : deepspec) {
+            QVERIFY(speculators.count(tokens) == 1);
+            QVERIFY(!replay.empty());
+            QVERIFY(replay == speculators.at(tokens));
+        }
+    }
+
+    void badDeepSpecCachesAreRefused()
+    {
+        const auto copy = temp("deepspec");
+        fs::copy(trained("capture-deepspec"), copy);
+        for (const auto& e : fs::directory_iterator(copy)) {
+            fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+        }
+        const auto manifest = readFileText(copy / "manifest.json");
+        const auto rewrite = [&](const std::string& from, const std::string& to) {
+            auto text = manifest;
+            text.replace(text.find(from), from.size(), to);
+            std::ofstream(copy / "manifest.json") << text;
+            return errorOf([&] { HiddenStateCapture::open(copy); });
+        };
+        QVERIFY2(rewrite("\"version\": 2", "\"version\": 3").find("manifest.json: version: is 3") != std::string::npos,
+                 rewrite("\"version\": 2", "\"version\": 3").c_str());
+        const auto dtype = rewrite("\"bfloat16\"", "\"float16\"");
+        QVERIFY2(dtype.find("hidden_dtype: is 'float16'") != std::string::npos, dtype.c_str());
+        const auto count = rewrite("\"num_samples\": 4", "\"num_samples\": 5");
+        QVERIFY2(count.find("samples.idx: size: is 224 bytes; num_samples 5 needs 280") != std::string::npos,
+                 count.c_str());
+        std::ofstream(copy / "manifest.json") << manifest;
+        fs::resize_file(copy / "shard-00001.bin", 1000);
+        const auto truncated = errorOf([&] { HiddenStateCapture::open(copy); });
+        QVERIFY2(truncated.find("record 2 input_ids: lies past the end of shard-00001.bin") != std::string::npos,
+                 truncated.c_str());
     }
 
     void fp8FolderReplaysLikeItsDequantizedValues()

@@ -55,7 +55,8 @@ CaptureLayout readCaptureFile(const std::filesystem::path& path)
     info.targetQuantization = field("target_quantization").value_or("");
     info.capture = field("capture").value_or("");
 
-    const auto [hidden, scales] = hiddenStateTensors(*file);
+    const auto states = hiddenStateTensors(*file);
+    const auto* hidden = states.hidden;
     const auto* tokens = captureTensor(*file, "token_ids", {DType::I32, DType::I64}, 1);
     const auto* offsets = captureTensor(*file, "sample_offsets", {DType::I64}, 1);
     const auto* lossMask = captureTensor(*file, "loss_mask", {DType::U8, DType::Bool}, 1, false);
@@ -79,7 +80,8 @@ CaptureLayout readCaptureFile(const std::filesystem::path& path)
     if (offsets->shape[0] < 2) {
         throw ForwardInputError(name, "sample_offsets", "needs at least two entries (one sample)");
     }
-    const auto off = readIntegers(*file, *offsets, 0, static_cast<std::int64_t>(offsets->shape[0]));
+    const auto off = readIntegers(columnRows(*file, offsets, 0, static_cast<std::int64_t>(offsets->shape[0])),
+                                  static_cast<std::int64_t>(offsets->shape[0]));
     if (off.front() != 0 || off.back() != rows) {
         throw ForwardInputError(name, "sample_offsets",
                                 "must start at 0 and end at the token count " + std::to_string(rows) +
@@ -90,7 +92,16 @@ CaptureLayout readCaptureFile(const std::filesystem::path& path)
             throw ForwardInputError(name, "sample_offsets",
                                     "must increase strictly (entry " + std::to_string(s + 1) + ")");
         }
-        layout.parts.push_back({file, hidden, scales, tokens, lossMask, argmax, off[s], off[s + 1] - off[s], 0});
+        const auto length = off[s + 1] - off[s];
+        CapturePart part;
+        part.mapping = file;
+        part.file = path;
+        part.length = length;
+        states.place(*file, off[s], length, part);
+        part.tokens = columnRows(*file, tokens, off[s], length);
+        part.lossMask = columnRows(*file, lossMask, off[s], length);
+        part.targetArgmax = columnRows(*file, argmax, off[s], length);
+        layout.parts.push_back(part);
     }
     layout.hasLossMask = lossMask != nullptr;
     info.hasTargetArgmax = argmax != nullptr;

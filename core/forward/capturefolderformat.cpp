@@ -111,14 +111,15 @@ CaptureLayout readCaptureFolder(const fs::path& path, const CaptureReadOptions& 
     }
     for (const auto& p : files) {
         const auto file = SafetensorsFile::open(p);
-        const auto [hidden, scales] = hiddenStateTensors(*file);
+        const auto states = hiddenStateTensors(*file);
+        const auto* hidden = states.hidden;
         const auto* tokens = captureTensor(*file, "token_ids", {DType::I32, DType::I64}, 1);
         const auto layers = static_cast<std::int64_t>(hidden->shape[1]);
         const auto width = static_cast<std::int64_t>(hidden->shape[2]);
         if (layout.parts.empty()) {
             layout.layers = layers;
             info.hiddenSize = width;
-            if (scales != nullptr) {
+            if (states.scales != nullptr) {
                 info.format += ", FP8 hidden states with their scales";
             }
         } else if (layers != layout.layers || width != info.hiddenSize) {
@@ -133,7 +134,14 @@ CaptureLayout readCaptureFolder(const fs::path& path, const CaptureReadOptions& 
                                         std::to_string(hidden->shape[0]) + " rows");
         }
         const auto length = static_cast<std::int64_t>(hidden->shape[0]);
-        layout.parts.push_back({file, hidden, scales, tokens, nullptr, nullptr, 0, length, std::min(skip, length)});
+        CapturePart part;
+        part.mapping = file;
+        part.file = p;
+        part.length = length;
+        states.place(*file, 0, length, part);
+        part.tokens = columnRows(*file, tokens, 0, length);
+        part.skip = std::min(skip, length);
+        layout.parts.push_back(part);
         info.tokens += length;
     }
     return layout;

@@ -30,18 +30,46 @@ const TensorInfo* captureTensor(const SafetensorsFile& file, const char* name, c
     return t;
 }
 
-std::pair<const TensorInfo*, const TensorInfo*> hiddenStateTensors(const SafetensorsFile& file)
+CaptureColumn columnRows(const SafetensorsFile& file, const TensorInfo* tensor, std::int64_t begin,
+                         std::int64_t count)
 {
-    const auto* hidden =
-        captureTensor(file, "hidden_states", {DType::BF16, DType::F16, DType::F32, DType::F8_E4M3}, 3);
+    if (tensor == nullptr) {
+        return {};
+    }
+    const auto rows = tensor->shape.empty() ? 1 : tensor->shape[0];
+    const auto rowBytes = rows == 0 ? 0 : tensor->byteSize() / rows;
+    return {file.bytes(*tensor).subspan(static_cast<std::size_t>(begin) * rowBytes,
+                                        static_cast<std::size_t>(count) * rowBytes),
+            tensor->dtype};
+}
+
+void HiddenStateTensors::place(const SafetensorsFile& file, std::int64_t begin, std::int64_t count,
+                               CapturePart& part) const
+{
+    part.layers = static_cast<std::int64_t>(hidden->shape[1]);
+    part.hidden = columnRows(file, hidden, begin, count);
+    if (scales != nullptr) {
+        part.scales = scalePerRow ? columnRows(file, scales, begin, count)
+                                  : CaptureColumn{file.bytes(*scales), scales->dtype};
+        part.scalePerRow = scalePerRow;
+        part.scalePerLayer = scalePerLayer;
+    }
+}
+
+HiddenStateTensors hiddenStateTensors(const SafetensorsFile& file)
+{
+    HiddenStateTensors out;
+    out.hidden = captureTensor(file, "hidden_states",
+                               {DType::BF16, DType::F16, DType::F32, DType::F8_E4M3, DType::F8_E5M2}, 3);
     const auto* scales = file.find("hidden_states_scales");
-    if (hidden->dtype != DType::F8_E4M3) {
+    const auto* hidden = out.hidden;
+    if (hidden->dtype != DType::F8_E4M3 && hidden->dtype != DType::F8_E5M2) {
         if (scales != nullptr) {
             throw ForwardInputError(file.path().string(), "hidden_states_scales",
                                     "present, but hidden_states are " + std::string(dtypeName(hidden->dtype)) +
                                         ", not FP8");
         }
-        return {hidden, nullptr};
+        return out;
     }
     if (scales == nullptr) {
         throw ForwardInputError(file.path().string(), "hidden_states_scales",
@@ -62,18 +90,19 @@ std::pair<const TensorInfo*, const TensorInfo*> hiddenStateTensors(const Safeten
                                     "hidden_states " +
                                     hidden->shapeText());
     }
-    return {hidden, scales};
+    out.scales = scales;
+    out.scalePerRow = shape[0] > 1;
+    out.scalePerLayer = shape[1] > 1;
+    return out;
 }
 
-std::vector<std::int64_t> readIntegers(const SafetensorsFile& file, const TensorInfo& t, std::int64_t begin,
-                                       std::int64_t count)
+std::vector<std::int64_t> readIntegers(const CaptureColumn& column, std::int64_t count)
 {
-    const auto bytes = file.bytes(t);
-    const std::int64_t width = dtypeBits(t.dtype) / 8;
+    const std::int64_t width = dtypeBits(column.dtype) / 8;
     std::vector<std::int64_t> out(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) {
-        const std::byte* p = bytes.data() + (begin + i) * width;
-        switch (t.dtype) {
+        const std::byte* p = column.bytes.data() + i * width;
+        switch (column.dtype) {
         case DType::I64:
             std::memcpy(&out[i], p, 8);
             break;

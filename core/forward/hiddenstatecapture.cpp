@@ -81,9 +81,13 @@ HiddenStateCapture HiddenStateCapture::open(const fs::path& path, const CaptureR
         // A folder holding one capture file (what `demo --capture` writes) is that file; other folders hold
         // one file per sequence.
         const auto single = path / kCaptureFileName;
-        layout = !fs::exists(path / kCaptureSidecar, ec) && fs::is_regular_file(single, ec)
-                     ? readCaptureFile(single)
-                     : readCaptureFolder(path, options);
+        if (!fs::exists(path / kCaptureSidecar, ec) && fs::is_regular_file(single, ec)) {
+            layout = readCaptureFile(single);
+        } else if (isDeepSpecCache(path)) {
+            layout = readDeepSpecCache(path);
+        } else {
+            layout = readCaptureFolder(path, options);
+        }
     } else if (!fs::exists(path, ec)) {
         throw ForwardInputError(path.string(), "path", "does not exist");
     } else {
@@ -114,28 +118,28 @@ std::int64_t HiddenStateCapture::sampleLength(std::int64_t sample) const
 
 const std::filesystem::path& HiddenStateCapture::sampleFile(std::int64_t sample) const
 {
-    return m_samples.at(static_cast<std::size_t>(sample)).file->path();
+    return m_samples.at(static_cast<std::size_t>(sample)).file;
 }
 
 DType HiddenStateCapture::storedDType() const
 {
-    return m_samples.front().hidden->dtype;
+    return m_samples.front().hidden.dtype;
 }
 
 CapturedSequence HiddenStateCapture::sequence(std::int64_t sample) const
 {
     const auto& part = m_samples.at(static_cast<std::size_t>(sample));
     CapturedSequence out;
-    out.tokens = readIntegers(*part.file, *part.tokens, part.begin, part.length);
-    if (part.lossMask) {
-        const auto mask = readIntegers(*part.file, *part.lossMask, part.begin, part.length);
+    out.tokens = readIntegers(part.tokens, part.length);
+    if (!part.lossMask.bytes.empty()) {
+        const auto mask = readIntegers(part.lossMask, part.length);
         out.lossMask.assign(mask.begin(), mask.end());
     } else {
         out.lossMask.assign(static_cast<std::size_t>(part.length), 1);
         std::fill_n(out.lossMask.begin(), part.skip, 0);
     }
-    if (part.targetArgmax) {
-        out.targetArgmax = readIntegers(*part.file, *part.targetArgmax, part.begin, part.length);
+    if (!part.targetArgmax.bytes.empty()) {
+        out.targetArgmax = readIntegers(part.targetArgmax, part.length);
     }
     return out;
 }
@@ -161,23 +165,18 @@ Activations HiddenStateCapture::hidden(std::int64_t sample, const std::vector<in
 {
     const auto& part = m_samples.at(static_cast<std::size_t>(sample));
     const std::int64_t h = m_info.hiddenSize;
-    const auto layers = static_cast<std::int64_t>(part.hidden->shape[1]);
-    const std::int64_t width = dtypeBits(part.hidden->dtype) / 8;
-    const auto bytes = part.file->bytes(*part.hidden);
-    // FP8 states: code · scale in FP32, the scale of the row (and layer) broadcast as torch does.
-    const std::byte* scales = part.scales ? part.file->bytes(*part.scales).data() : nullptr;
-    const auto rank = part.scales ? part.scales->shape.size() : 0;
-    const bool perRow = rank == 3 && part.scales->shape[0] > 1;
-    const bool perLayer = rank >= 2 && part.scales->shape[rank - 2] > 1;
+    const std::int64_t width = dtypeBits(part.hidden.dtype) / 8;
+    const std::byte* scales = part.scales.bytes.empty() ? nullptr : part.scales.bytes.data();
     Activations out(length, static_cast<std::int64_t>(slots.size()) * h);
     for (std::int64_t t = 0; t < length; ++t) {
         for (std::size_t s = 0; s < slots.size(); ++s) {
-            const std::int64_t row = part.begin + t;
-            const std::byte* src = bytes.data() + ((row * layers + slots[s]) * h) * width;
+            const std::byte* src = part.hidden.bytes.data() + ((t * part.layers + slots[s]) * h) * width;
             float* dst = out.row(t) + static_cast<std::int64_t>(s) * h;
-            toFloat(part.hidden->dtype, src, static_cast<std::size_t>(h), dst);
+            toFloat(part.hidden.dtype, src, static_cast<std::size_t>(h), dst);
             if (scales != nullptr) {
-                const auto index = (perRow ? row : 0) * (perLayer ? layers : 1) + (perLayer ? slots[s] : 0);
+                // FP8 states: code · scale in FP32, the scale of the row and layer, broadcast as torch does.
+                const auto index = (part.scalePerRow ? t : 0) * (part.scalePerLayer ? part.layers : 1) +
+                                   (part.scalePerLayer ? slots[s] : 0);
                 float scale;
                 std::memcpy(&scale, scales + index * 4, 4);
                 std::for_each(dst, dst + h, [scale](float& v) { v *= scale; });

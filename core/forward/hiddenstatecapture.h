@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,18 +61,28 @@ struct CapturedSequence
     std::vector<std::int64_t> targetArgmax; ///< empty when not stored
 };
 
-/// @brief Where one captured sequence lies: rows [begin, begin + length) of the tensors of one file.
+/// @brief One column of a captured sequence: its rows' bytes inside a mapped file (empty: not stored).
+struct CaptureColumn
+{
+    std::span<const std::byte> bytes;
+    DType dtype = DType::U8;
+};
+
+/// @brief Where one captured sequence lies, as views into its files' mappings.
 struct CapturePart
 {
-    std::shared_ptr<const SafetensorsFile> file;
-    const TensorInfo* hidden = nullptr;       ///< [rows, layers, H]
-    const TensorInfo* scales = nullptr;       ///< FP8 hidden states: F32, broadcast against [rows, layers, 1]
-    const TensorInfo* tokens = nullptr;       ///< [rows]
-    const TensorInfo* lossMask = nullptr;     ///< [rows], or none
-    const TensorInfo* targetArgmax = nullptr; ///< [rows], or none
-    std::int64_t begin = 0;
+    std::shared_ptr<const void> mapping; ///< keeps the views valid (a SafetensorsFile or a MappedFile)
+    std::filesystem::path file;          ///< named in messages
     std::int64_t length = 0;
-    std::int64_t skip = 0; ///< without a loss mask: leading tokens outside the generated region
+    std::int64_t layers = 0; ///< captured streams per token
+    CaptureColumn hidden;    ///< [length, layers, H]
+    /// FP8 hidden states: F32 scales, one per row and/or layer as the flags say, else a single one.
+    CaptureColumn scales;
+    bool scalePerRow = false, scalePerLayer = false;
+    CaptureColumn tokens;       ///< [length]
+    CaptureColumn lossMask;     ///< [length], or empty
+    CaptureColumn targetArgmax; ///< [length], or empty
+    std::int64_t skip = 0;      ///< without a loss mask: leading tokens outside the generated region
 };
 
 /// @brief Target hidden states captured on the serving machine, read without loading them whole (mmap),

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/io/mappedfile.h"
 #include "core/io/safetensorsheader.h"
 
 #include <filesystem>
@@ -16,12 +17,9 @@ class SafetensorsFile
   public:
     /// @brief Opens and validates @p path. Throws IoError naming the file.
     static std::shared_ptr<const SafetensorsFile> open(const std::filesystem::path& path);
-    ~SafetensorsFile();
-    SafetensorsFile(const SafetensorsFile&) = delete;
-    SafetensorsFile& operator=(const SafetensorsFile&) = delete;
 
-    const std::filesystem::path& path() const { return m_path; }
-    std::uint64_t fileSize() const { return m_fileSize; }
+    const std::filesystem::path& path() const { return m_file->path(); }
+    std::uint64_t fileSize() const { return m_file->size(); }
     const SafetensorsHeader& header() const { return m_header; }
     const std::vector<TensorInfo>& tensors() const { return m_header.tensors; }
     const TensorInfo* find(std::string_view name) const;
@@ -39,10 +37,7 @@ class SafetensorsFile
   private:
     SafetensorsFile() = default;
 
-    std::filesystem::path m_path;
-    int m_fd = -1;
-    const std::byte* m_map = nullptr;
-    std::uint64_t m_fileSize = 0;
+    std::shared_ptr<const MappedFile> m_file;
     SafetensorsHeader m_header;
 };
 

@@ -13,6 +13,12 @@
                            speculators' data generation, with the capture.json sidecar the product reads.
   capture-fp8-dequantized/ the product's own format holding exactly those FP8 values dequantized (code · scale
                            in FP32), so that both must replay alike.
+  capture-deepspec/        DeepSpec's target cache v2 (deepspec/data/target_cache_dataset.py): manifest.json,
+                           samples.idx of '<QIIQQQQQ' records, raw shards of input_ids int32, attention_mask and
+                           loss_mask uint8, target_hidden_states bfloat16 [T, n_ids * H] of the layers whose
+                           *output* DeepSpec hooks (its ids 0, 2, 4 are vLLM's 1, 3, 5) and
+                           target_last_hidden_states, the backbone's output after the final norm; two samples a
+                           shard.
   capture-shifted/         all residual streams 0..6 labelled 1..7: a capture whose writer counted layers one
                            off (the layer-id probe must name the shift).
   capture-postnorm/        ids 1, 3, 5, 6 with the last stream after the target's final norm (as SpecForge and
@@ -25,6 +31,7 @@
   python3 capture_formats.py   (after decode.py capture; reads the target and the product's capture file)
 """
 import json
+import struct
 
 import numpy as np
 import torch
@@ -105,6 +112,42 @@ def product_capture(path, hidden: torch.Tensor | np.ndarray, tokens: list[torch.
               {**meta, "layer_ids": json.dumps(ids), "hidden_size": str(hidden.shape[2]), **extra})
 
 
+DEEPSPEC_RECORD = struct.Struct("<QIIQQQQQ")
+DEEPSPEC_PER_SHARD = 2
+
+
+def deepspec_cache(target: Target, sequences: list[torch.Tensor], hidden: list[torch.Tensor], ids: list[int]):
+    folder = common.TRAINED / "capture-deepspec"
+    folder.mkdir(parents=True, exist_ok=True)
+    aux = ids[:-1]  # the draft's layers; DeepSpec stores the last one apart, after the norm
+    shards, index, blobs = [], b"", {}
+    for s, (tokens, h) in enumerate(zip(sequences, hidden)):
+        shard = s // DEEPSPEC_PER_SHARD
+        if shard == len(shards):
+            shards.append({"shard_id": shard, "file_name": f"shard-{shard:05d}.bin"})
+            blobs[shard] = b""
+        length = tokens.shape[0]
+        last = rms_norm(target(tokens, capture=True)[1][:, -1], target.norm, dc.TARGET.rms_norm_eps)
+        mask = torch.zeros(length, dtype=torch.uint8)
+        mask[PROMPT:] = 1
+        parts = [tokens.to(torch.int32).numpy().tobytes(), torch.ones(length, dtype=torch.uint8).numpy().tobytes(),
+                 mask.numpy().tobytes(), h[:, :len(aux)].contiguous().view(torch.int16).numpy().tobytes(),
+                 last.to(torch.bfloat16).view(torch.int16).numpy().tobytes()]
+        offsets = []
+        for part in parts:
+            offsets.append(len(blobs[shard]))
+            blobs[shard] += part
+        index += DEEPSPEC_RECORD.pack(s, shard, length, *offsets)
+    for shard, blob in blobs.items():
+        (folder / shards[shard]["file_name"]).write_bytes(blob)
+    (folder / "samples.idx").write_bytes(index)
+    common.write_json(folder / "manifest.json", {
+        "version": 2, "num_samples": len(sequences), "num_shards": len(shards),
+        "target_layer_ids": [i - 1 for i in aux], "hidden_dtype": "bfloat16", "token_dtype": "int32",
+        "mask_dtype": "uint8", "index_record_size": DEEPSPEC_RECORD.size, "hidden_size": dc.TARGET.hidden_size,
+        "shards": shards, "target_model_name_or_path": "tiny-stdlib-target"})
+
+
 SEED_TOKENS = 3
 
 
@@ -161,6 +204,7 @@ def main():
                      "dtype": "float32"})
 
     target = Target.load(common.TRAINED / "target")
+    deepspec_cache(target, sequences, hidden, ids)
     probe = sequences[:PROBE_SAMPLES]
     streams = [target(tokens, capture=True)[1] for tokens in probe]  # [T, L + 1, H] FP32
     all_ids = list(range(dc.TARGET.num_hidden_layers + 1))
