@@ -14,7 +14,7 @@ STAGES = {"target": "target/result.json", "drafts": "drafts/result.json", "loops
 def main():
     files = {}
     for path in sorted(common.TRAINED.rglob("*")):
-        if path.is_file() and path.name not in ("manifest.json", "README.md"):
+        if path.is_file() and str(path.relative_to(common.TRAINED)) not in ("manifest.json", "README.md"):
             files[str(path.relative_to(common.TRAINED))] = common.sha256(path)
     stages = {}
     for name, rel in STAGES.items():
