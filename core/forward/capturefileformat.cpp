@@ -94,7 +94,7 @@ CaptureLayout readCaptureFile(const std::filesystem::path& path)
         }
         const auto length = off[s + 1] - off[s];
         CapturePart part;
-        part.mapping = file;
+        part.mapping = file->mapping();
         part.file = path;
         part.length = length;
         states.place(*file, off[s], length, part);

@@ -135,7 +135,7 @@ CaptureLayout readCaptureFolder(const fs::path& path, const CaptureReadOptions& 
         }
         const auto length = static_cast<std::int64_t>(hidden->shape[0]);
         CapturePart part;
-        part.mapping = file;
+        part.mapping = file->mapping();
         part.file = p;
         part.length = length;
         states.place(*file, 0, length, part);

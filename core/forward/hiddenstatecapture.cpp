@@ -183,6 +183,10 @@ Activations HiddenStateCapture::hidden(std::int64_t sample, const std::vector<in
             }
         }
     }
+    // The rows are copied: their pages leave this process's resident set, so reading a capture far larger
+    // than memory keeps it bounded by the sample in hand (the page cache still holds them).
+    const auto read = part.hidden.bytes.first(static_cast<std::size_t>(length * part.layers * h * width));
+    part.mapping->release(static_cast<std::uint64_t>(read.data() - part.mapping->bytes().data()), read.size());
     return out;
 }
 

@@ -71,7 +71,7 @@ struct CaptureColumn
 /// @brief Where one captured sequence lies, as views into its files' mappings.
 struct CapturePart
 {
-    std::shared_ptr<const void> mapping; ///< keeps the views valid (a SafetensorsFile or a MappedFile)
+    std::shared_ptr<const MappedFile> mapping; ///< the file the views lie in, kept open by them
     std::filesystem::path file;          ///< named in messages
     std::int64_t length = 0;
     std::int64_t layers = 0; ///< captured streams per token

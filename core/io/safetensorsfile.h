@@ -23,6 +23,8 @@ class SafetensorsFile
     const SafetensorsHeader& header() const { return m_header; }
     const std::vector<TensorInfo>& tensors() const { return m_header.tensors; }
     const TensorInfo* find(std::string_view name) const;
+    /// @brief The mapping the tensors' bytes lie in.
+    const std::shared_ptr<const MappedFile>& mapping() const { return m_file; }
 
     /// @brief A view of the tensor's bytes inside the mapping (valid while this object lives).
     std::span<const std::byte> bytes(const TensorInfo& tensor) const;
