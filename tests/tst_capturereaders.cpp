@@ -162,6 +162,28 @@ class TestCaptureReaders : public QObject
                  truncated.c_str());
     }
 
+    // No prompt length, but the last layer and the target: the target's tokens are recomputed at every
+    // position, and the BF16 draft's first proposals are accepted as often as on the generated region.
+    void vllmFolderWithTheTargetNeedsNoPromptLength()
+    {
+        AcceptanceJob job;
+        job.draft = trained("eagle3");
+        job.target = trained("target");
+        job.capture = trained("capture-vllm");
+        job.options.k = 1;
+        job.options.anchorCount = 0;
+        const auto capture = openJobCapture(job);
+        QVERIFY(!capture.info().greedy);
+        const auto mask = capture.sequence(0).lossMask;
+        QCOMPARE(std::count(mask.begin(), mask.end(), 1), static_cast<std::ptrdiff_t>(mask.size()));
+        const auto run = runAcceptance(job);
+        QCOMPARE(run.eligibleAnchors, std::int64_t{4 * 255});
+        QVERIFY(run.summary.positions.front().acceptBase > 0.3);
+        job.target.clear();
+        const auto refused = errorOf([&] { openJobCapture(job); });
+        QVERIFY2(refused.find("--prompt-tokens") != std::string::npos, refused.c_str());
+    }
+
     void fp8FolderReplaysLikeItsDequantizedValues()
     {
         const auto fp8 = replayBySequence("eagle3", trained("capture-hs-fp8"));
@@ -219,15 +241,16 @@ class TestCaptureReaders : public QObject
     void whatAFolderCannotSayIsAskedFor()
     {
         const auto vllm = trained("capture-vllm");
-        const auto noPrompt = errorOf([&] { HiddenStateCapture::open(vllm); });
+        const auto noIds = errorOf([&] { HiddenStateCapture::open(vllm); });
+        QVERIFY2(noIds.find("layer_ids") != std::string::npos && noIds.find("--layer-ids") != std::string::npos,
+                 noIds.c_str());
+        CaptureReadOptions options;
+        options.layerIds = {1, 3, 5, 6};
+        const auto noPrompt = errorOf([&] { HiddenStateCapture::open(vllm, options); });
         QVERIFY2(noPrompt.find("prompt tokens") != std::string::npos &&
                      noPrompt.find("--prompt-tokens") != std::string::npos,
                  noPrompt.c_str());
-        CaptureReadOptions options;
         options.promptTokens = 64;
-        const auto noIds = errorOf([&] { HiddenStateCapture::open(vllm, options); });
-        QVERIFY2(noIds.find("layer_ids") != std::string::npos && noIds.find("--layer-ids") != std::string::npos,
-                 noIds.c_str());
         options.layerIds = {1, 3, 5};
         const auto wrongCount = errorOf([&] { HiddenStateCapture::open(vllm, options); });
         QVERIFY2(wrongCount.find("the capture holds 4") != std::string::npos, wrongCount.c_str());
@@ -324,7 +347,7 @@ class TestCaptureReaders : public QObject
         const auto vllm = trained("capture-vllm").string();
         const auto refused = test::runCli({"capture", "check", vllm});
         QCOMPARE(refused.exitCode, 2);
-        QVERIFY2(refused.err.find("--prompt-tokens") != std::string::npos, refused.err.c_str());
+        QVERIFY2(refused.err.find("--layer-ids") != std::string::npos, refused.err.c_str());
         const auto checked = test::runCli({"capture", "check", vllm, "--draft", trained("eagle3").string(),
                                            "--target-model", trained("target").string(), "--prompt-tokens",
                                            "64"});

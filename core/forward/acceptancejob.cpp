@@ -91,14 +91,19 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
     return d;
 }
 
-HiddenStateCapture openJobCapture(const AcceptanceJob& job)
+CaptureReadOptions jobCaptureOptions(const AcceptanceJob& job)
 {
     const auto draft = Checkpoint::open(job.draft);
     if (job.target.empty()) {
-        return openCaptureFor(job.capture, job.captureOptions, draft, nullptr);
+        return captureOptionsFor(job.captureOptions, draft, nullptr);
     }
     const auto target = Checkpoint::open(job.target);
-    return openCaptureFor(job.capture, job.captureOptions, draft, &target);
+    return captureOptionsFor(job.captureOptions, draft, &target);
+}
+
+HiddenStateCapture openJobCapture(const AcceptanceJob& job)
+{
+    return HiddenStateCapture::open(job.capture, jobCaptureOptions(job));
 }
 
 AcceptanceRun runAcceptance(const AcceptanceJob& job)
@@ -134,7 +139,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
     if (!run.summary.positions.empty()) {
         run.lowAcceptance = lowAcceptanceHint(run.summary.positions.front().acceptBase);
     }
-    run.layerIdProbe = probeLayerIds(*drafts.base, capture, job.captureOptions, options);
+    run.layerIdProbe = probeLayerIds(*drafts.base, capture, jobCaptureOptions(job), options);
     return run;
 }
 

@@ -75,7 +75,9 @@ struct AcceptanceDrafts
 /// IoError or ForwardInputError naming the file and field, raised before any heavy work.
 AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStateCapture& capture);
 
-/// @brief The job's capture, read for its draft (openCaptureFor()).
+/// @brief How the job's capture is read: its options completed for its draft and target (captureOptionsFor()).
+CaptureReadOptions jobCaptureOptions(const AcceptanceJob& job);
+/// @brief The job's capture, read so.
 HiddenStateCapture openJobCapture(const AcceptanceJob& job);
 
 /// @brief Runs the job: anchors sampled from the capture (or the replayed loop), both drafts, statistics.

@@ -100,15 +100,7 @@ CaptureLayout readCaptureFolder(const fs::path& path, const CaptureReadOptions& 
     bool speculatorsNames = false;
     const auto files = sequenceFiles(path, speculatorsNames);
     info.format = speculatorsNames ? "speculators hs directory" : "vLLM hidden-states connector folder";
-    if (!skipKnown && info.greedy) {
-        throw ForwardInputError(
-            path.string(), "prompt tokens",
-            "unknown: these files do not say which tokens the target generated. Give the prompt length "
-            "(--prompt-tokens N in the CLI, Prompt tokens in the app, or \"skip_tokens\": N in a capture.json "
-            "beside the files) when each holds the target's greedy continuation after N prompt tokens; or "
-            "write a capture.json with \"greedy\": false and give the target model, so that its tokens are "
-            "recomputed from the captured last layer");
-    }
+    layout.promptUnknown = !skipKnown && info.greedy;
     for (const auto& p : files) {
         const auto file = SafetensorsFile::open(p);
         const auto states = hiddenStateTensors(*file);

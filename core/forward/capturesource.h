@@ -23,6 +23,8 @@ struct CaptureLayout
     std::vector<CapturePart> parts;
     std::int64_t layers = 0; ///< captured streams per token
     bool hasLossMask = false;
+    /// Nothing says which tokens the target generated (vLLM's files without a sidecar or prompt length).
+    bool promptUnknown = false;
 };
 
 /// @brief The product's own file (draft-forward.md §7).

@@ -104,6 +104,20 @@ HiddenStateCapture HiddenStateCapture::open(const fs::path& path, const CaptureR
         }
     }
     settleLayerIds(layout, options);
+    if (layout.promptUnknown) {
+        // With the last layer and the target, the target's own tokens are recomputed at every position
+        // (TargetHead), so which ones it generated no longer matters.
+        if (!layout.info.lastLayerIncluded || options.targetLayers == 0) {
+            throw ForwardInputError(
+                layout.info.path.string(), "prompt tokens",
+                "unknown: these files do not say which tokens the target generated. Give the prompt length "
+                "(--prompt-tokens N in the CLI, Prompt tokens in the app, or \"skip_tokens\": N in a "
+                "capture.json beside the files) when each holds the target's greedy continuation after N prompt "
+                "tokens; or give the target model with a capture holding its last layer, so that its tokens are "
+                "recomputed at every position");
+        }
+        layout.info.greedy = false;
+    }
     HiddenStateCapture capture;
     capture.m_info = std::move(layout.info);
     capture.m_samples = std::move(layout.parts);
@@ -190,8 +204,7 @@ Activations HiddenStateCapture::hidden(std::int64_t sample, const std::vector<in
     return out;
 }
 
-HiddenStateCapture openCaptureFor(const fs::path& path, CaptureReadOptions options, const Checkpoint& draft,
-                                  const Checkpoint* target)
+CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft, const Checkpoint* target)
 {
     std::vector<std::string> names;
     for (const auto& t : draft.tensorInfos()) {
@@ -205,7 +218,13 @@ HiddenStateCapture openCaptureFor(const fs::path& path, CaptureReadOptions optio
         const auto& text = config.contains("text_config") ? config["text_config"] : config;
         options.targetLayers = text.value("num_hidden_layers", 0);
     }
-    return HiddenStateCapture::open(path, options);
+    return options;
+}
+
+HiddenStateCapture openCaptureFor(const fs::path& path, const CaptureReadOptions& options, const Checkpoint& draft,
+                                  const Checkpoint* target)
+{
+    return HiddenStateCapture::open(path, captureOptionsFor(options, draft, target));
 }
 
 } // namespace spark

@@ -121,9 +121,12 @@ std::string layerIdList(const std::vector<int>& ids);
 
 class Checkpoint;
 
-/// @brief The capture as @p draft reads it: the draft's aux ids assumed where the capture records none,
-/// and the target's num_hidden_layers (when @p target is given) naming a captured last layer.
-HiddenStateCapture openCaptureFor(const std::filesystem::path& path, CaptureReadOptions options,
+/// @brief @p options completed for @p draft: the draft's aux ids, assumed where a capture records none, and
+/// the target's num_hidden_layers (when @p target is given), naming a captured last layer.
+CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft, const Checkpoint* target);
+
+/// @brief The capture as @p draft reads it (captureOptionsFor()).
+HiddenStateCapture openCaptureFor(const std::filesystem::path& path, const CaptureReadOptions& options,
                                   const Checkpoint& draft, const Checkpoint* target);
 
 } // namespace spark
