@@ -26,7 +26,7 @@
 
   tests/fuzz/corpus-capture/  the seeds of the capture readers' fuzz target: each layout cut to a few tokens,
                            prefixed by the byte that picks the reader (0 the product's file, 1 a speculators
-                           folder, 2 a vLLM connector folder).
+                           folder, 2 a vLLM connector folder, 3 a DeepSpec cache's index record and shard).
 
   python3 capture_formats.py   (after decode.py capture; reads the target and the product's capture file)
 """
@@ -164,6 +164,12 @@ def fuzz_seeds(hidden: torch.Tensor, tokens: torch.Tensor, ids: list[int], meta:
                                 "hidden_states_scales": torch.from_numpy(scale), "token_ids": tokens}, {}),
         "vllm": (2, {"hidden_states": hidden, "token_ids": tokens}, {}),
     }
+    record = DEEPSPEC_RECORD.pack(0, 0, len(tokens), 0, 4 * len(tokens), 5 * len(tokens), 6 * len(tokens),
+                                  6 * len(tokens) + hidden.shape[0] * 3 * hidden.shape[2] * 2)
+    shard = (tokens.to(torch.int32).numpy().tobytes() + bytes([1]) * len(tokens) + bytes([0, 1, 1]) +
+             hidden[:, :3].contiguous().view(torch.int16).numpy().tobytes() +
+             hidden[:, 3].contiguous().view(torch.int16).numpy().tobytes())
+    (folder / "deepspec").write_bytes(bytes([3]) + record + shard)
     for name, (reader, tensors, metadata) in seeds.items():
         image = folder / (name + ".tmp")
         stio.save(image, tensors, metadata)
