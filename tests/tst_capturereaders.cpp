@@ -184,6 +184,28 @@ class TestCaptureReaders : public QObject
         QVERIFY2(refused.find("--prompt-tokens") != std::string::npos, refused.c_str());
     }
 
+    // What `demo --capture DIR` writes: the folder is the capture, and the target beside it is used unnamed
+    // (this draft reads the target's embeddings and head).
+    void demoCaptureFolderJustWorks()
+    {
+        const auto draft = temp("demo-draft"), capture = temp("demo-capture");
+        const auto run = test::runCli({"demo", "--arch", "qwen3-dflash", "--out", draft.string(), "--capture",
+                                       capture.string(), "--capture-samples", "2", "--capture-length", "48"});
+        QVERIFY2(run.exitCode == 0, run.err.c_str());
+        QVERIFY(fs::exists(capture / "target" / "config.json"));
+        AcceptanceJob job;
+        job.draft = draft;
+        job.capture = capture;
+        job.options.k = 2;
+        job.options.anchorCount = 16;
+        QCOMPARE(jobTarget(job), capture / "target");
+        const auto result = runAcceptance(job);
+        QCOMPARE(result.summary.anchors, std::int64_t{16});
+        const auto cli = test::runCli({"acceptance", draft.string(), "--hidden-states", capture.string(),
+                                       "--bf16-only", "--anchors", "16"});
+        QVERIFY2(cli.exitCode == 0, cli.err.c_str());
+    }
+
     void fp8FolderReplaysLikeItsDequantizedValues()
     {
         const auto fp8 = replayBySequence("eagle3", trained("capture-hs-fp8"));

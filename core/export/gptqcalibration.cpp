@@ -193,9 +193,9 @@ GptqCalibration calibrateGptq(const std::shared_ptr<const Checkpoint>& source, Q
         targets[i].ranges = contexts[i].context.ranges;
     }
 
-    const auto target = options.target.empty()
-                            ? nullptr
-                            : std::make_shared<const Checkpoint>(Checkpoint::open(options.target));
+    const auto targetPath = options.target.empty() ? targetBesideCapture(options.capture) : options.target;
+    const auto target =
+        targetPath.empty() ? nullptr : std::make_shared<const Checkpoint>(Checkpoint::open(targetPath));
     const auto capture = openCaptureFor(options.capture, options.captureOptions, *source, target.get());
     auto spec =
         readDraftSpec(source->config(), tensorNames(*source), (source->folder() / "config.json").string());

@@ -54,12 +54,17 @@ std::vector<Anchor> jobAnchors(const AcceptanceJob& job, const HiddenStateCaptur
 
 } // namespace
 
+std::filesystem::path jobTarget(const AcceptanceJob& job)
+{
+    return job.target.empty() ? targetBesideCapture(job.capture) : job.target;
+}
+
 AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStateCapture& capture)
 {
     AcceptanceDrafts d;
     d.draft = std::make_shared<const Checkpoint>(Checkpoint::open(job.draft));
-    if (!job.target.empty()) {
-        d.target = std::make_shared<const Checkpoint>(Checkpoint::open(job.target));
+    if (const auto target = jobTarget(job); !target.empty()) {
+        d.target = std::make_shared<const Checkpoint>(Checkpoint::open(target));
     }
     d.spec =
         readDraftSpec(d.draft->config(), tensorNames(*d.draft), (d.draft->folder() / "config.json").string());
@@ -94,10 +99,11 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
 CaptureReadOptions jobCaptureOptions(const AcceptanceJob& job)
 {
     const auto draft = Checkpoint::open(job.draft);
-    if (job.target.empty()) {
+    const auto path = jobTarget(job);
+    if (path.empty()) {
         return captureOptionsFor(job.captureOptions, draft, nullptr);
     }
-    const auto target = Checkpoint::open(job.target);
+    const auto target = Checkpoint::open(path);
     return captureOptionsFor(job.captureOptions, draft, &target);
 }
 

@@ -75,6 +75,9 @@ struct AcceptanceDrafts
 /// IoError or ForwardInputError naming the file and field, raised before any heavy work.
 AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStateCapture& capture);
 
+/// @brief The target model the job reads: the one named, else the `target/` a demo capture has beside it.
+std::filesystem::path jobTarget(const AcceptanceJob& job);
+
 /// @brief How the job's capture is read: its options completed for its draft and target (captureOptionsFor()).
 CaptureReadOptions jobCaptureOptions(const AcceptanceJob& job);
 /// @brief The job's capture, read so.

@@ -204,6 +204,14 @@ Activations HiddenStateCapture::hidden(std::int64_t sample, const std::vector<in
     return out;
 }
 
+fs::path targetBesideCapture(const fs::path& capture)
+{
+    std::error_code ec;
+    const auto folder = fs::is_directory(capture, ec) ? capture : capture.parent_path();
+    const auto target = folder / "target";
+    return fs::is_regular_file(target / "config.json", ec) ? target : fs::path();
+}
+
 CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft, const Checkpoint* target)
 {
     std::vector<std::string> names;

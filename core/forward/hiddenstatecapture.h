@@ -119,6 +119,10 @@ class HiddenStateCapture
 /// @brief "[1, 3, 5]": layer ids as messages and metadata write them.
 std::string layerIdList(const std::vector<int>& ids);
 
+/// @brief The target checkpoint that `demo --capture` writes beside its capture (CAPTURE/target, or target/
+/// beside a capture file), when there is one; empty otherwise. Used when no target model is named.
+std::filesystem::path targetBesideCapture(const std::filesystem::path& capture);
+
 class Checkpoint;
 
 /// @brief @p options completed for @p draft: the draft's aux ids, assumed where a capture records none, and
