@@ -290,8 +290,10 @@ void TestAcceptance::cliReportsAndDumps()
     const auto file = SafetensorsFile::open(dump);
     QVERIFY(file->find("logits_base") != nullptr);
     QCOMPARE(file->find("logits_quantized")->shape, (std::vector<std::uint64_t>{4, 3, 1024}));
-    const auto missingTarget = test::runCli({"acceptance", set.draft.string(), "--hidden-states",
-                                             (set.capture / "hidden_states.safetensors").string()});
+    // The capture alone, without the target the demo writes beside it.
+    const auto alone = std::filesystem::path(m_dir.path().toStdString()) / "capture-alone.safetensors";
+    std::filesystem::copy_file(set.capture / "hidden_states.safetensors", alone);
+    const auto missingTarget = test::runCli({"acceptance", set.draft.string(), "--hidden-states", alone.string()});
     QCOMPARE(missingTarget.exitCode, 2);
     QVERIFY2(missingTarget.err.find("--target") != std::string::npos, missingTarget.err.c_str());
 }
