@@ -85,7 +85,7 @@ class TestGuiFlow : public QObject
                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester lintTester(plan->lintModel(),
                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester ignoreTester(plan->ignoreEditor()->model(),
+        QAbstractItemModelTester ignoreTester(plan->rulesEditor()->model(PlanList::Ignore),
                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
         const auto snapshot = window.document()->snapshot();
 
@@ -198,7 +198,7 @@ class TestGuiFlow : public QObject
         QVERIFY(QSignalSpy(window.planController(), &PlanController::planChanged).wait(2000));
         QVERIFY(!window.currentPlan());
         QVERIFY(!plan->errorText().isEmpty());
-        PlanEntryListModel* ignore = plan->ignoreEditor()->model();
+        PlanEntryListModel* ignore = plan->rulesEditor()->model(PlanList::Ignore);
         QVERIFY(
             ignore->index(ignore->rowOfUserEntry(index), 0).data(PlanEntryListModel::HasErrorRole).toBool());
 

@@ -347,7 +347,8 @@ class TestGuiPlan : public QObject
             m_controller->addEntry(EntryKind::Ignore, QStringLiteral("re:.*layers\\.%1\\.mlp$").arg(i));
         }
         m_controller->recomputeNow();
-        PlanEntryEditor* editor = tab.ignoreEditor();
+        PlanEntryEditor* editor = tab.rulesEditor();
+        editor->setCurrentList(PlanList::Ignore);
         QTableView* view = editor->view();
         view->scrollToTop();
         editor->addEntry();

@@ -156,15 +156,16 @@ class TestGuiRounding : public QObject
         QVERIFY(window.showTab(u"plan"_s));
         PlanController* controller = window.planController();
         PlanTab* tab = window.planTab();
-        PlanEntryEditor* rules = tab->schemesEditor();
+        PlanEntryEditor* rules = tab->rulesEditor();
+        rules->setCurrentList(PlanList::Schemes);
         const std::string lone = loneQuantizedModule(*controller->plan())->name;
         const QString rule =
             QString::fromStdString(controller->plan()->findModule(lone)->vllmName) + u"=range"_s;
 
-        // The rounding rules sit behind the rules editor's second tab; the first keeps the scheme rules.
+        // The rounding rules sit behind the rules editor's last tab, after the scheme rules.
         QTabBar* tabs = rules->tabBar();
         QVERIFY(tabs);
-        QCOMPARE(tabs->count(), 2);
+        QCOMPARE(tabs->count(), 4);
         QCOMPARE(rules->currentList(), PlanList(PlanList::Schemes));
         QCOMPARE(rules->view()->objectName(), u"schemeEntries"_s);
         // Keyboard: the tabs come before the editor's buttons in the focus chain; arrows switch the list.
@@ -209,7 +210,7 @@ class TestGuiRounding : public QObject
         QCOMPARE(model->index(0, PlanEntryListModel::Matches).data().toInt(), 1);
         QVERIFY(model->index(0, PlanEntryListModel::Problem).data().toString().isEmpty());
         QCOMPARE(model->index(0, PlanEntryListModel::Source).data().toString(), u"yours"_s);
-        QCOMPARE(tabs->tabText(1), u"Rounding (1)"_s);
+        QCOMPARE(tabs->tabText(3), u"Rounding (1)"_s);
         QCOMPARE(decisionText(tab, lone), u"W4A16 · range"_s);
 
         // A later rule wins; a rule naming no method is shown inline and blocks export.
@@ -261,11 +262,11 @@ class TestGuiRounding : public QObject
         QCOMPARE(tab->roundingBox()->currentData().toString(), u"rtn"_s);
         QVERIFY(other.openPlan(file));
         QCOMPARE(tab->roundingBox()->currentData().toString(), u"range"_s);
-        PlanEntryListModel* rules = tab->schemesEditor()->model(PlanList::Roundings);
+        PlanEntryListModel* rules = tab->rulesEditor()->model(PlanList::Roundings);
         QCOMPARE(rules->rowCount(), 1);
         QCOMPARE(rules->index(0, PlanEntryListModel::Entry).data().toString(), rule);
         QCOMPARE(rules->index(0, PlanEntryListModel::Matches).data().toInt(), 1);
-        QCOMPARE(tab->schemesEditor()->tabBar()->tabText(1), u"Rounding (1)"_s);
+        QCOMPARE(tab->rulesEditor()->tabBar()->tabText(3), u"Rounding (1)"_s);
         QVERIFY(!other.isWindowModified());
         const auto plan = other.planController()->plan();
         QCOMPARE(plan->defaultRounding, findRoundingMethod("range"));

@@ -211,7 +211,7 @@ class TestGuiTheme : public QObject
         // A preset entry of the plan (read-only, drawn muted).
         QVERIFY(window.showTab(u"plan"_s));
         QApplication::processEvents();
-        auto* targets = window.planTab()->targetsEditor()->findChild<QTableView*>(u"targetEntries"_s);
+        auto* targets = window.planTab()->rulesEditor()->findChild<QTableView*>(u"targetEntries"_s);
         QVERIFY(targets);
         const QModelIndex preset = targets->model()->index(0, PlanEntryListModel::Entry);
         QVERIFY(preset.data(PlanEntryListModel::UserIndexRole).toInt() < 0);
@@ -238,7 +238,7 @@ class TestGuiTheme : public QObject
         QVERIFY(window.showTab(u"plan"_s));
         window.planTab()->setPalette(darkPalette());
         QApplication::processEvents();
-        auto* targets = window.planTab()->targetsEditor()->findChild<QTableView*>(u"targetEntries"_s);
+        auto* targets = window.planTab()->rulesEditor()->findChild<QTableView*>(u"targetEntries"_s);
         QVERIFY(targets);
         const QModelIndex preset = targets->model()->index(0, PlanEntryListModel::Entry);
         targets->clearSelection();

@@ -142,13 +142,16 @@ PlanEntryEditor::Page PlanEntryEditor::makePage(PlanList list)
     auto* delegate = new LiveEditDelegate(view);
     view->setItemDelegateForColumn(PlanEntryListModel::Entry, delegate);
     connect(delegate, &LiveEditDelegate::editingStarted, page.model, &PlanEntryListModel::beginEditSession);
-    // The editors sit in a narrow column: every column fits its width with no horizontal scrolling, the
-    // short ones at their contents, entry and problem sharing the rest (both have the full text as tooltip).
+    // Every column fits the editor's width with no horizontal scrolling: the short ones at their contents,
+    // the problem at about sixteen characters (its full text is the tooltip), and the entry, the text a
+    // user types, the rest.
     auto* header = view->horizontalHeader();
+    header->setStretchLastSection(false);
     header->setSectionResizeMode(PlanEntryListModel::Entry, QHeaderView::Stretch);
     header->setSectionResizeMode(PlanEntryListModel::Matches, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(PlanEntryListModel::Source, QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(PlanEntryListModel::Problem, QHeaderView::Stretch);
+    header->setSectionResizeMode(PlanEntryListModel::Problem, QHeaderView::Interactive);
+    view->setColumnWidth(PlanEntryListModel::Problem, fontMetrics().averageCharWidth() * 16);
     view->setToolTip(viewToolTip(list));
     m_stack->addWidget(view);
     connect(view->selectionModel(), &QItemSelectionModel::currentChanged, this,

@@ -154,29 +154,18 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     setTabOrder(m_rounding, m_targetLayers);
     setTabOrder(m_targetLayers, copyCommand);
 
-    m_targets = new PlanEntryEditor(controller, EntryKind::Target, this);
-    m_ignore = new PlanEntryEditor(controller, EntryKind::Ignore, this);
-    m_schemes = new PlanEntryEditor(controller, EntryKind::Scheme, this);
-    m_targets->setTitle(tr("Targets"));
-    m_ignore->setTitle(tr("Ignore (kept BF16)"));
-    // Scheme and rounding rules are two independent ordered lists (PlanOptions::schemes, ::roundings):
-    // one editor with a tab for each keeps every list at five rows in a 700-pixel window.
-    // Short tab names: with their counts they still leave the buttons room in the narrow column.
-    m_schemes->setTitle(tr("Schemes"));
-    m_schemes->addList(PlanList::Roundings, tr("Rounding"));
-    m_schemes->tabBar()->setToolTip(
-        tr("Scheme rules ENTRY=SCHEME choose what a module is quantized to, rounding rules ENTRY=METHOD how "
-           "its scales are chosen; in each list later rules win, and the two apply independently."));
-    // Equal parts: at 1200×700 each list shows five rows; none can be dragged away entirely.
-    auto* entries = new QSplitter(Qt::Vertical, this);
-    entries->setObjectName(QStringLiteral("planEntriesSplitter"));
-    for (auto* editor : {m_targets, m_ignore, m_schemes}) {
-        entries->addWidget(editor);
-        entries->setStretchFactor(entries->count() - 1, 1);
-    }
-    entries->setChildrenCollapsible(false);
-    entries->setSizes({1, 1, 1});
-
+    // The four ordered lists of the plan share one editor, a tab each: the list in hand gets the column's
+    // whole height and width, so a rule's full text stays readable (docs/app.md, "How the tabs are laid
+    // out").
+    m_rules = new PlanEntryEditor(controller, EntryKind::Target, this);
+    m_rules->setTitle(tr("Targets"));
+    m_rules->addList(PlanList::Ignore, tr("Ignore"));
+    m_rules->addList(PlanList::Schemes, tr("Schemes"));
+    m_rules->addList(PlanList::Roundings, tr("Rounding"));
+    m_rules->tabBar()->setToolTip(
+        tr("Targets select the modules to quantize, Ignore keeps modules BF16; scheme rules ENTRY=SCHEME "
+           "choose what a module is quantized to, rounding rules ENTRY=METHOD how its scales are chosen. In "
+           "each list later rules win; the lists apply independently."));
     m_modules = new PlanModuleModel(this);
     m_modulesProxy = new ModuleSortProxy(this);
     m_modulesProxy->setSourceModel(m_modules);
@@ -215,6 +204,8 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_lintView->verticalHeader()->setDefaultSectionSize(lintRowHeight);
     m_lintView->horizontalHeader()->setStretchLastSection(true);
     m_lintView->setWordWrap(false);
+    // The findings elide to the column (full text as tooltip): a scroll bar would take a row's height.
+    m_lintView->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     // Severity (icon and word) and the rule id are never shortened; the finding takes what is left.
     m_lintView->horizontalHeader()->setSectionResizeMode(LintModel::Severity, QHeaderView::ResizeToContents);
     m_lintView->horizontalHeader()->setSectionResizeMode(LintModel::Id, QHeaderView::ResizeToContents);
@@ -244,16 +235,27 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     // Extra height goes by stretch factor: starting the lint at its minimum leaves every other row to the
     // modules.
     checks->setSizes({1, checks->widget(1)->minimumSizeHint().height()});
-    auto* right = new QWidget(this);
-    auto* rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addWidget(checks, 1);
-    rightLayout->addWidget(m_summary);
+    // The left column: the rules over the sizes and predictions, and below them what blocks the export, so
+    // that a banner coming and going moves the rules, never the modules.
+    auto* entries = new QSplitter(Qt::Vertical, this);
+    entries->setObjectName(QStringLiteral("planEntriesSplitter"));
+    entries->addWidget(m_rules);
+    entries->addWidget(section(sectionTitle(tr("Sizes and speed"), this), m_summary, entries));
+    entries->setStretchFactor(0, 1);
+    entries->setStretchFactor(1, 0);
+    entries->setChildrenCollapsible(false);
+    entries->setSizes({1, entries->widget(1)->sizeHint().height()});
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(entries, 1);
+    leftLayout->addWidget(m_errors);
+    leftLayout->addWidget(m_quantizedNote);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("planSplitter"));
-    split->addWidget(entries);
-    split->addWidget(right);
+    split->addWidget(left);
+    split->addWidget(checks);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     split->setChildrenCollapsible(false);
@@ -261,8 +263,6 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
-    layout->addWidget(m_errors);
-    layout->addWidget(m_quantizedNote);
     layout->addWidget(split, 1);
 
     connect(m_preset, &QComboBox::activated, this,

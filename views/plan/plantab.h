@@ -21,10 +21,10 @@ class SummaryBar;
 /// entries with their live preview, the modules coloured by decision (with a checkbox per Linear), the lint
 /// findings and the size/timing summary table. Everything shown comes from the PlanController's current plan.
 ///
-/// Layout: three entry editors stacked on the left in a splitter of equal parts (targets, ignore, and the
-/// scheme and rounding rules behind two tabs of the third); on the right the modules
-/// over the lint (a splitter in which the modules take any extra height and the lint keeps four rows), the
-/// summary table below them. At 1200×700 every entry list shows five rows and the lint four.
+/// Layout (docs/app.md, "How the tabs are laid out"): the modules are the centre, on the right over the
+/// lint (a splitter in which the modules take any extra height and the lint keeps four rows); on the left
+/// one rules editor (targets, ignore, scheme and rounding rules, a tab each) over the sizes and predictions,
+/// with what blocks the export below them. At 1200×700 the modules show at least twelve rows.
 class PlanTab : public QWidget
 {
     Q_OBJECT
@@ -32,10 +32,8 @@ class PlanTab : public QWidget
   public:
     explicit PlanTab(PlanController* controller, QWidget* parent = nullptr);
 
-    PlanEntryEditor* targetsEditor() const { return m_targets; }
-    PlanEntryEditor* ignoreEditor() const { return m_ignore; }
-    /// @brief The rules editor: the scheme rules, with the rounding rules behind its second tab.
-    PlanEntryEditor* schemesEditor() const { return m_schemes; }
+    /// @brief The rules editor: the targets, ignore, scheme and rounding rules behind its four tabs.
+    PlanEntryEditor* rulesEditor() const { return m_rules; }
     QComboBox* defaultSchemeBox() const { return m_defaultScheme; }
     /// @brief The default rounding method (PlanOptions::rounding); item data is the method's name.
     QComboBox* roundingBox() const { return m_rounding; }
@@ -74,9 +72,7 @@ class PlanTab : public QWidget
     ElidingLabel* m_presetDescription; ///< one line; the full text is its tooltip
     QLabel* m_targetLayersLabel;
     QSpinBox* m_targetLayers;
-    PlanEntryEditor* m_targets;
-    PlanEntryEditor* m_ignore;
-    PlanEntryEditor* m_schemes;
+    PlanEntryEditor* m_rules;
     QComboBox* m_defaultScheme;
     QComboBox* m_rounding;
     PlanModuleModel* m_modules;

@@ -3,6 +3,7 @@
 #include "core/bench/benchreport.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
+#include "views/plan/elidinglabel.h"
 #include "views/plan/planspeedprediction.h"
 #include "views/shared/formatting.h"
 
@@ -13,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -61,10 +63,10 @@ SummaryBar::SummaryBar(QWidget* parent) : QWidget(parent)
     auto* header = m_table->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
 
-    m_speed = new QLabel(this);
+    // One line each, elided to the column with the full text as tooltip: a wrapped paragraph's height
+    // depends on its width, which a splitter does not reserve, and it would be drawn over the inputs.
+    m_speed = new ElidingLabel(this);
     m_speed->setObjectName(QStringLiteral("planSpeed"));
-    m_speed->setWordWrap(true);
-    m_speed->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_speed->hide();
     m_assumption = new QLabel(QString::fromStdString(std::string(timingAssumption())), this);
     m_assumption->setObjectName(QStringLiteral("planAssumption"));
@@ -107,17 +109,36 @@ SummaryBar::SummaryBar(QWidget* parent) : QWidget(parent)
     inputs->addRow(tr("Decode cycle:"), m_cycleMs);
     inputs->addRow(tr("Device:"), m_device);
 
-    auto* row = new QHBoxLayout;
-    row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(m_table, 0, Qt::AlignTop);
-    row->addLayout(inputs);
-    row->addStretch(1);
+    // What the timing rests on: its basis always in view, the model's assumptions on demand.
+    m_basis = new ElidingLabel(this);
+    m_basis->setObjectName(QStringLiteral("planBasis"));
+    m_basis->setForegroundRole(QPalette::PlaceholderText);
+    m_assumptionToggle = new QToolButton(this);
+    m_assumptionToggle->setObjectName(QStringLiteral("planAssumptionToggle"));
+    m_assumptionToggle->setText(tr("Assumptions"));
+    m_assumptionToggle->setCheckable(true);
+    m_assumptionToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_assumptionToggle->setArrowType(Qt::RightArrow);
+    m_assumptionToggle->setAutoRaise(true);
+    m_assumptionToggle->setToolTip(tr("What the timing prediction assumes"));
+    m_assumption->hide();
+    connect(m_assumptionToggle, &QToolButton::toggled, this, [this](bool on) {
+        m_assumption->setVisible(on);
+        m_assumptionToggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+    auto* basisRow = new QHBoxLayout;
+    basisRow->setContentsMargins(0, 0, 0, 0);
+    basisRow->addWidget(m_basis, 1);
+    basisRow->addWidget(m_assumptionToggle, 0, Qt::AlignTop);
 
+    // One column: the table, the inputs under it, then the words, so the summary fits the rules' column.
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
-    layout->addLayout(row);
+    layout->addWidget(m_table, 0, Qt::AlignLeft);
+    layout->addLayout(inputs);
     layout->addWidget(m_speed);
+    layout->addLayout(basisRow);
     layout->addWidget(m_assumption);
 
     connect(m_drafterMs, &QDoubleSpinBox::valueChanged, this, &SummaryBar::update);
@@ -140,7 +161,7 @@ void SummaryBar::setBenchmarks(std::shared_ptr<const BenchReport> report)
 
 QString SummaryBar::speedText() const
 {
-    return m_speed->isHidden() ? QString() : m_speed->text();
+    return m_speed->isHidden() ? QString() : m_speed->fullText();
 }
 
 QString SummaryBar::sizeText() const
@@ -186,7 +207,7 @@ void SummaryBar::update()
 {
     m_table->clearSpans();
     m_table->setRowCount(0);
-    m_speed->clear();
+    m_speed->setFullText({});
     m_speed->hide();
     if (!m_plan) {
         m_sizeText = tr("No plan: open a draft checkpoint.");
@@ -240,6 +261,7 @@ void SummaryBar::update()
         m_timingText = tr("No timing prediction for these inputs.");
         addRow({tr("Drafter step"), m_timingText});
         m_table->setSpan(m_table->rowCount() - 1, Modules, 1, ColumnCount - Modules);
+        m_basis->setFullText({});
         m_assumption->setText(QString::fromStdString(std::string(timingAssumption())));
         fitTableHeight();
         return;
@@ -269,7 +291,8 @@ void SummaryBar::update()
                            "unquantized draft");
     }
     // What every timing number rests on, in words: the basis of the drafter step, then the model.
-    QStringList assumption{tr("Drafter step from %1.").arg(basis)};
+    m_basis->setFullText(tr("Drafter step from %1.").arg(basis));
+    QStringList assumption;
     if (!p.assumption.empty()) {
         assumption.append(QString::fromStdString(p.assumption));
     }
@@ -284,8 +307,8 @@ void SummaryBar::update()
     }
     m_assumption->setText(assumption.join(QLatin1Char(' ')));
     if (!speed.text.isEmpty()) {
-        m_speed->setToolTip(speed.assumption);
-        m_speed->setText(speed.text);
+        m_speed->setFullText(speed.text);
+        m_speed->setToolTip(speed.text + QStringLiteral("\n\n") + speed.assumption);
         m_speed->setStyleSheet(speed.error ? QStringLiteral("QLabel { color: #d93025; }") : QString());
         m_speed->show();
     }

@@ -7,9 +7,11 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QTableWidget;
+class QToolButton;
 
 namespace spark {
 
+class ElidingLabel;
 struct BenchReport;
 struct QuantPlan;
 
@@ -58,8 +60,10 @@ class SummaryBar : public QWidget
     QString m_sizeText;
     QString m_timingText;
     QTableWidget* m_table;
-    QLabel* m_speed;
-    QLabel* m_assumption;
+    ElidingLabel* m_speed;
+    ElidingLabel* m_basis; ///< what the drafter step rests on, always shown
+    QLabel* m_assumption;  ///< the timing model's assumptions, shown on demand
+    QToolButton* m_assumptionToggle;
     QDoubleSpinBox* m_drafterMs;
     QDoubleSpinBox* m_cycleMs;
     QComboBox* m_device;
