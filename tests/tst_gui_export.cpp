@@ -19,6 +19,8 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QApplication>
+#include <QAbstractButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -143,6 +145,31 @@ class TestGuiExport : public QObject
         // Exporting again into the same (now full) folder is refused before anything starts.
         QVERIFY(!dialog.startExport());
         QVERIFY(dialog.message().contains(QStringLiteral("already exists")));
+    }
+
+    // The refusal for a taken folder wraps to several lines: the dialog makes room for it, so it is drawn
+    // over none of the other controls.
+    void refusalOverlapsNothing()
+    {
+        ExportDialog dialog(m_checkpoint, m_plan);
+        dialog.resize(dialog.sizeHint());
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.setOutputPath(m_source); // exists and is not empty
+        QVERIFY(!dialog.startExport());
+        QApplication::processEvents();
+        auto* message = dialog.findChild<QLabel*>(QStringLiteral("exportMessage"));
+        QVERIFY(message && message->isVisible());
+        QVERIFY(message->height() >= message->heightForWidth(message->width()));
+        const QRect area(message->mapTo(&dialog, QPoint(0, 0)), message->size());
+        for (QWidget* w : dialog.findChildren<QWidget*>()) {
+            if (!w->isVisible() || w == message || w->isAncestorOf(message) || message->isAncestorOf(w) ||
+                !qobject_cast<QAbstractButton*>(w)) {
+                continue;
+            }
+            const QRect r(w->mapTo(&dialog, QPoint(0, 0)), w->size());
+            QVERIFY2(!area.intersects(r), w->metaObject()->className());
+        }
     }
 
     void invalidInputsBlockExport()

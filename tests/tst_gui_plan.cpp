@@ -437,6 +437,40 @@ class TestGuiPlan : public QObject
         QVERIFY(!m_controller->toggleModule(QStringLiteral("no.such.module"), &message));
     }
 
+    // What a preset's ignore entry keeps cannot be ticked (only another preset changes it): its checkbox is
+    // drawn disabled and its tooltip names the entry; what the user's own entries keep stays enabled.
+    void presetKeptCheckboxesAreDisabled()
+    {
+        PlanModuleModel modules;
+        modules.resetData(m_controller->plan());
+        int presetKept = 0;
+        for (const auto& entry : m_controller->plan()->entries) {
+            if (entry.kind != EntryKind::Ignore || !entry.source.starts_with("preset")) {
+                continue;
+            }
+            for (const auto& match : entry.matches) {
+                const QModelIndex cell = modules.index(modules.rowOf(QString::fromStdString(match.module)),
+                                                       PlanModuleModel::Decision);
+                if (!module(QString::fromStdString(match.module))->isLinear()) {
+                    continue;
+                }
+                QVERIFY(modules.flags(cell) & Qt::ItemIsUserCheckable);
+                QVERIFY2(!(modules.flags(cell) & Qt::ItemIsEnabled), match.module.c_str());
+                QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(
+                    QStringLiteral("preset's ignore entry '%1'").arg(QString::fromStdString(entry.entry))));
+                ++presetKept;
+            }
+        }
+        QVERIFY(presetKept > 0);
+        const QString name = fusedQuantizedModule();
+        QString message;
+        QVERIFY2(m_controller->toggleModule(name, &message), qPrintable(message));
+        m_controller->recomputeNow();
+        modules.resetData(m_controller->plan());
+        QCOMPARE(module(name)->decision, PlanDecision::Keep);
+        QVERIFY(modules.flags(modules.index(modules.rowOf(name), PlanModuleModel::Decision)) & Qt::ItemIsEnabled);
+    }
+
     void moduleCheckboxAsksForToggle()
     {
         PlanModuleModel modules;

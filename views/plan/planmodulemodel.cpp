@@ -29,6 +29,7 @@ void PlanModuleModel::resetData(std::shared_ptr<const QuantPlan> plan)
     if (sameModules()) {
         // Same rows: keep selection and scroll position while the user edits entries.
         m_plan = std::move(plan);
+        findPresetKept();
         recomputeErrors();
         if (rowCount() > 0) {
             Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
@@ -37,8 +38,28 @@ void PlanModuleModel::resetData(std::shared_ptr<const QuantPlan> plan)
     }
     beginResetModel();
     m_plan = std::move(plan);
+    findPresetKept();
     recomputeErrors();
     endResetModel();
+}
+
+void PlanModuleModel::findPresetKept()
+{
+    m_presetKept.clear();
+    if (!m_plan) {
+        return;
+    }
+    for (const auto& entry : m_plan->entries) {
+        if (entry.kind != EntryKind::Ignore || !entry.source.starts_with("preset")) {
+            continue;
+        }
+        for (const auto& match : entry.matches) {
+            const auto* module = m_plan->findModule(match.module);
+            if (module && module->decision != PlanDecision::Quantize) {
+                m_presetKept.emplace(match.module, entry.entry);
+            }
+        }
+    }
 }
 
 void PlanModuleModel::setAnalysis(std::shared_ptr<const DocumentSnapshot> snapshot,
@@ -275,8 +296,12 @@ Qt::ItemFlags PlanModuleModel::flags(const QModelIndex& index) const
         return Qt::NoItemFlags;
     }
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    if (index.column() == Decision && m_plan->modules[static_cast<std::size_t>(index.row())].isLinear()) {
+    const auto& m = m_plan->modules[static_cast<std::size_t>(index.row())];
+    if (index.column() == Decision && m.isLinear()) {
         f |= Qt::ItemIsUserCheckable;
+        if (m_presetKept.contains(m.name)) {
+            f &= ~Qt::ItemIsEnabled;
+        }
     }
     return f;
 }
@@ -320,6 +345,10 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
             return m.rounding && m.rounding != &rtnRounding()
                        ? tr("%1 · %2").arg(schemeText(*m.scheme), roundingText(*m.rounding))
                        : schemeText(*m.scheme);
+        }
+        if (role == Qt::ToolTipRole && m_presetKept.contains(m.name)) {
+            return tr("Kept BF16 by the preset's ignore entry '%1': choose another preset to quantize it.")
+                .arg(QString::fromStdString(m_presetKept.at(m.name)));
         }
         if (role == Qt::ToolTipRole && quantized && m.rounding) {
             return tr("%1, %2 rounding: %3")

@@ -4,6 +4,7 @@
 #include "views/tensors/tensorrowresult.h"
 
 #include <QAbstractTableModel>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -95,6 +96,10 @@ class PlanModuleModel : public QAbstractTableModel
     const WeightScheme* m_analysisScheme = nullptr;
     std::shared_ptr<const SweepResult> m_sweep;
     std::vector<ModuleError> m_errors; ///< by row
+    /// Modules a preset ignore entry keeps BF16, with that entry: their checkbox cannot change them (only
+    /// another preset can), so it is drawn disabled.
+    std::map<std::string, std::string> m_presetKept;
+    void findPresetKept();
 };
 
 } // namespace spark
