@@ -354,6 +354,26 @@ class TestGuiAcceptance : public QObject
         QCOMPARE(m_panel->positionModel()->rowCount(), 0);
     }
 
+    // At the size of the README's pictures the bars have room and the legend covers neither bars nor axes.
+    void plotHasRoomAt1200x700()
+    {
+        m_window->resize(1200, 700);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(m_window->showTab(QStringLiteral("acceptance")));
+        setInputs(4, 32);
+        m_panel->planRadio()->setChecked(true);
+        const auto result = clickAndWait(m_panel->runButton());
+        QVERIFY2(result.run, qPrintable(result.error));
+        QApplication::processEvents();
+        QCustomPlot* plot = m_panel->plot()->plot();
+        plot->replot();
+        QVERIFY2(plot->width() >= 400, qPrintable(QString::number(plot->width())));
+        QVERIFY(plot->legend->visible());
+        QVERIFY(!plot->legend->outerRect().intersects(plot->axisRect()->outerRect()));
+        QVERIFY(plot->rect().contains(plot->legend->outerRect()));
+    }
+
     // Captures that record neither their layer ids nor their prompt (vLLM's connector files), and one
     // whose ids are one layer off: the Capture reading fields say what the files do not, per draft.
     void captureReadingFields()

@@ -289,6 +289,8 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     results->addWidget(numbersBox);
     results->setStretchFactor(0, 2);
     results->setStretchFactor(1, 3);
+    // The bars get about two fifths of the width: at 1200 pixels, room for k = 8 pairs and the legend.
+    results->setSizes({fontMetrics().averageCharWidth() * 64, fontMetrics().averageCharWidth() * 96});
 
     m_unitTable->setObjectName(QStringLiteral("acceptanceUnits"));
     m_unitTable->setModel(m_units);

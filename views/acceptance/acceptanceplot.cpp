@@ -24,8 +24,13 @@ AcceptancePlot::AcceptancePlot(QWidget* parent)
     m_plot->setObjectName(QStringLiteral("acceptancePlot"));
     // Beside the wide per-position table a splitter would leave the bars no room: keep room for k bars.
     m_plot->setMinimumSize(fontMetrics().averageCharWidth() * 48, fontMetrics().height() * 12);
+    // The legend in a row of its own above the bars, outside the axis rect: it covers no bar and no axis.
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(2);
     // The plot's own PaletteChange arrives after its children's palettes are set: listen there.
     m_plot->installEventFilter(this);
     rebuild();
