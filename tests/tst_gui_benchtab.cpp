@@ -1,9 +1,12 @@
 // The Benchmarks tab: import through the drop path, the statistics table, the baseline switch, warnings and
 // the acceptance-collapse banner, plots with data, plot export (PNG/SVG/PDF) and Copy as Markdown.
 #include "guitesthelpers.h"
+#include "views/bench/benchplotqcp.h"
+#include "views/bench/speedmodelpanel.h"
 #include "testsupport.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/bench/benchplotqcp.h"
+#include "views/bench/speedmodelpanel.h"
 #include "views/bench/benchplotwidget.h"
 #include "views/bench/benchtablemodel.h"
 
@@ -23,6 +26,7 @@
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTabWidget>
 #include <QTest>
 #include <QUrl>
 #include <cmath>
@@ -408,6 +412,30 @@ class TestGuiBenchTab : public QObject
         QVERIFY(tab.importError().contains(QStringLiteral("bad.csv")));
         // What was imported before stays.
         QCOMPARE(tab.tableModel()->rowCount(), 6);
+    }
+
+    // At the size of the README's pictures, with the warnings of the sample imports shown, the speed model's
+    // plot keeps at least eight lines of height: it is not squashed under the tables and the assumptions.
+    void speedModelPlotHasRoomAt1200x700()
+    {
+        MainWindow window(quiet());
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.showTab(QStringLiteral("benchmarks")));
+        BenchmarksTab* tab = window.findChild<BenchmarksTab*>();
+        QVERIFY(tab);
+        QSignalSpy changed(tab, &BenchmarksTab::reportChanged);
+        tab->importFiles({benchSample(kCsv), benchSample(kBf16Json), benchSample(kW4Json)});
+        QTRY_VERIFY_WITH_TIMEOUT(tab->report() && !tab->report()->cells.empty(), 20000);
+        tab->viewTabs()->setCurrentWidget(tab->speedModelPanel());
+        tab->speedModelPanel()->drafterMsInput()->setValue(3.2);
+        QApplication::processEvents();
+        QCOMPARE(window.size(), QSize(1200, 700));
+        QCustomPlot* plot = tab->speedModelPanel()->plot();
+        QVERIFY(plot->isVisible());
+        const int lines = plot->height() / plot->fontMetrics().height();
+        QVERIFY2(lines >= 8, qPrintable(QStringLiteral("the plot is %1 px high").arg(plot->height())));
     }
 
     void modelConfigIsNotARecord()
