@@ -294,7 +294,8 @@ class TestGuiTensorTable : public QObject
         QVERIFY(result && result->stats && result->stats->relErr);
         const QString expected = formatRelError(*result->stats->relErr);
         QCOMPARE(tree->currentIndex().siblingAtColumn(TensorColumns::RelError).data().toString(), expected);
-        QVERIFY2(window.tensorErrorSection()->statsText().contains(expected),
+        QVERIFY2(window.tensorErrorSection()->statsText().contains(
+                     expected + u" under "_s + schemeText(window.analysisPanel()->scheme())),
                  qPrintable(window.tensorErrorSection()->statsText()));
 
         // ... and the Plan tab's modules table, for an unfused module.

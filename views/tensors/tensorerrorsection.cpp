@@ -71,8 +71,9 @@ void TensorErrorSection::showGroup()
         }
     }
     if (worst) {
-        m_stats->setText(tr("Worst rel. error %1 (%2)")
-                             .arg(formatRelError(*worst->stats->relErr), worst->tensor.mid(prefix.size())));
+        m_stats->setText(tr("Worst rel. error %1 under %2 (%3)")
+                             .arg(formatRelError(*worst->stats->relErr), schemeText(m_analysis->scheme()),
+                                  worst->tensor.mid(prefix.size())));
     } else {
         m_stats->setText(m_analysis->isRunning() ? tr("Analyzing…")
                                                  : tr("Not analyzed: press F5 to analyze."));
@@ -111,9 +112,10 @@ void TensorErrorSection::update()
     auto number = [](const std::optional<double>& v, char format, int precision) {
         return v ? QString::number(*v, format, precision) : tr("n/a");
     };
-    QString text = tr("Rel. error %1 · max %2 · p95 %3 · SNR %4 dB")
-                       .arg(s.relErr ? formatRelError(*s.relErr) : tr("n/a"), number(s.maxAbsErr, 'g', 4),
-                            number(s.p95AbsErr, 'g', 4), number(s.snrDb, 'f', 1));
+    // The analysis measures one scheme for every tensor, whatever the plan chose: name it.
+    QString text = tr("Rel. error %1 under %2 · max %3 · p95 %4 · SNR %5 dB")
+                       .arg(s.relErr ? formatRelError(*s.relErr) : tr("n/a"), schemeText(m_analysis->scheme()),
+                            number(s.maxAbsErr, 'g', 4), number(s.p95AbsErr, 'g', 4), number(s.snrDb, 'f', 1));
     if (s.dequantNonFinite > 0) {
         text += tr(" · %n dequantized value(s) overflow", nullptr, static_cast<int>(s.dequantNonFinite));
     }
