@@ -251,6 +251,19 @@ void TestMixedExport::badRules()
     QVERIFY(planOf(source, "auto", {"no-equals-sign"}).hasLint("invalid-scheme-rule"));
     QVERIFY(planOf(source, "auto", {"re:(broken=W8A16"}).hasLint("invalid-entry"));
     QVERIFY(planOf(source, "auto", {"layers.0.mlp.down_proj=W8A16"}).hasLint("scheme-unmatched"));
+    // An explicit keep that a scheme rule overrides is named, not silent; without the rule, or with a BF16
+    // rule, it is not.
+    const auto planWithIgnore = [&](std::vector<std::string> rules) {
+        PlanOptions options;
+        options.schemes = std::move(rules);
+        options.ignore = {"re:.*down_proj$"};
+        return makePlan(source.config(), infosOf(source), options);
+    };
+    const auto overridden = planWithIgnore({"re:.*_proj$=W8A16"});
+    QVERIFY(overridden.hasLint("keep-overridden"));
+    QCOMPARE(overridden.findModule("layers.0.mlp.down_proj")->decision, PlanDecision::Quantize);
+    QVERIFY(!planWithIgnore({}).hasLint("keep-overridden"));
+    QVERIFY(!planWithIgnore({"re:.*down_proj$=BF16"}).hasLint("keep-overridden"));
     // DSpark builds lm_head without quant_config: an lm_head rule is refused with a warning, never applied.
     const auto head = planOf(source, "auto", {"lm_head=W8A16"});
     QVERIFY(head.hasLint("lm-head"));

@@ -22,6 +22,9 @@ const std::vector<LintRule>& lintRules()
          "An ignore entry selects a fused layer by one of its names but not the other; vLLM "
          "versions disagree on which name they check."},
         {"invalid-entry", "A `re:` entry does not compile as a regular expression."},
+        {"keep-overridden",
+         "An ignore entry you added keeps a module BF16 that a scheme rule quantizes; scheme rules decide "
+         "first, so the module is quantized."},
         {"target-unmatched",
          "A target entry you added matches no vLLM module name (names are exact unless they "
          "start with re:)."},

@@ -439,6 +439,7 @@ struct PlanBuilder
     void lintPartialShardRules(const LayerUnit& unit);
     std::optional<int> selectingTarget(const LayerUnit& unit) const;
     void applySchemeRule(const LayerUnit& unit, const SchemeRule& rule);
+    void lintKeepOverridden(const LayerUnit& unit, const IgnoreVerdict& verdict, const SchemeRule& rule);
     void applyDefaultScheme(const LayerUnit& unit, int targetIndex);
     HardLimit hardLimit(const LayerUnit& unit, const WeightScheme& scheme);
     void keep(const LayerUnit& unit, const std::string& reason);
@@ -592,6 +593,7 @@ void PlanBuilder::decideLayer(const LayerUnit& unit)
     lintPartialShardRules(unit);
     // A scheme rule decides the unit outright: the last rule that matches wins.
     if (const auto* rule = lastMatchingRule(schemeRules, unit.layer, leadOf(unit))) {
+        lintKeepOverridden(unit, verdict, *rule);
         applySchemeRule(unit, *rule);
         return;
     }
@@ -634,6 +636,21 @@ void PlanBuilder::lintIgnoreMismatch(const LayerUnit& unit, const IgnoreVerdict&
                  "fixed; "
                  "the plan keeps it BF16 and the generated ignore list covers both.",
              "vllm#53116");
+}
+
+/// The user's own ignore entry keeps a layer that a scheme rule quantizes: scheme rules decide first, so the
+/// keep asked for would silently not happen.
+void PlanBuilder::lintKeepOverridden(const LayerUnit& unit, const IgnoreVerdict& verdict, const SchemeRule& rule)
+{
+    const int index = verdict.byName.entryIndex >= 0 ? verdict.byName.entryIndex : verdict.byShards.entryIndex;
+    if (!rule.scheme->quantizes() || index < 0 || !ignore.fromUser[static_cast<std::size_t>(index)]) {
+        return;
+    }
+    lint.add("keep-overridden", LintSeverity::Warning, unit.names,
+             "the ignore entry " + ignore.describe(index) + " keeps " + unit.layer + " BF16, but " +
+                 rule.describe() + " quantizes it to " + std::string(rule.scheme->name) +
+                 ": scheme rules decide before ignore entries; remove the one you do not mean",
+             "");
 }
 
 /// A rule naming only some shards of a fused set does not select it (vLLM decides the fused layer).
