@@ -247,10 +247,10 @@ for t in "$build"/tests/tst_*; do
       echo "excluded: tst_cudaparity (CPU vs CUDA on a GPU; no CUDA in an aarch64 emulator, it would only skip)"
       continue
       ;;
-    tst_trainedreplay | tst_trainedartefacts | tst_trainedallocation | tst_trainedrates)
-      # The forward's graph against an independent reference, data files' hashes and the acceptance
-      # objective's CLI contract: nothing in them depends on the instruction set, and running the trained
-      # drafts emulated would cost minutes each.
+    tst_trainedreplay | tst_trainedartefacts | tst_trainedallocation | tst_trainedrates | tst_capturereaders)
+      # The forward's graph against an independent reference, data files' hashes, the acceptance
+      # objective's CLI contract and the capture layouts other tools write: nothing in them depends on the
+      # instruction set, and running the trained drafts emulated would cost minutes each.
       echo "excluded: $name (no target-specific code; run natively by packaging/test.sh)"
       continue
       ;;

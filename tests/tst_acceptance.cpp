@@ -293,7 +293,8 @@ void TestAcceptance::cliReportsAndDumps()
     // The capture alone, without the target the demo writes beside it.
     const auto alone = std::filesystem::path(m_dir.path().toStdString()) / "capture-alone.safetensors";
     std::filesystem::copy_file(set.capture / "hidden_states.safetensors", alone);
-    const auto missingTarget = test::runCli({"acceptance", set.draft.string(), "--hidden-states", alone.string()});
+    const auto missingTarget =
+        test::runCli({"acceptance", set.draft.string(), "--hidden-states", alone.string()});
     QCOMPARE(missingTarget.exitCode, 2);
     QVERIFY2(missingTarget.err.find("--target") != std::string::npos, missingTarget.err.c_str());
 }

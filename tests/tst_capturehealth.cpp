@@ -105,7 +105,8 @@ class TestCaptureHealth : public QObject
 
     void cleanCapturesAreSilent()
     {
-        for (const char* path : {"capture", "capture-hs", "capture-hs-fp8", "capture-fp8-dequantized", "capture-shifted"}) {
+        for (const char* path :
+             {"capture", "capture-hs", "capture-hs-fp8", "capture-fp8-dequantized", "capture-shifted"}) {
             const auto capture = HiddenStateCapture::open(test::dataPath("trained") / path);
             const auto health = checkCaptureHealth(capture);
             QVERIFY2(health.findings.empty(), path);
@@ -126,7 +127,8 @@ class TestCaptureHealth : public QObject
         QCOMPARE(f.sample, std::int64_t{-1});
         QCOMPARE(f.field, std::string("hidden_states[layer 6]"));
         QVERIFY(f.severity == CaptureFinding::Severity::Warning);
-        QVERIFY2(findingLine(f).find("warning: " + capture.info().path.string() + ": hidden_states[layer 6]: "
+        QVERIFY2(findingLine(f).find("warning: " + capture.info().path.string() +
+                                     ": hidden_states[layer 6]: "
                                      "the last layer looks taken after the final norm") == 0,
                  findingLine(f).c_str());
     }

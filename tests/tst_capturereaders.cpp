@@ -29,7 +29,7 @@ fs::path trained(const char* name)
 /// Each sample's replayed cycles (anchor position, accepted length, proposals), keyed by its tokens.
 using Cycles = std::vector<std::tuple<std::int64_t, int, std::vector<std::int64_t>>>;
 std::map<std::vector<std::int64_t>, Cycles> replayBySequence(const char* draft, const fs::path& capture,
-                                                              CaptureReadOptions options = {})
+                                                             CaptureReadOptions options = {})
 {
     AcceptanceJob job;
     job.draft = trained(draft);
@@ -46,7 +46,7 @@ std::map<std::vector<std::int64_t>, Cycles> replayBySequence(const char* draft, 
     }
     for (const auto& c : run.replayBaseCycles) {
         out[opened.sequence(c.anchor.sample).tokens].emplace_back(c.anchor.position, c.base.accepted,
-                                                                   c.base.tokens);
+                                                                  c.base.tokens);
     }
     return out;
 }
@@ -148,7 +148,8 @@ class TestCaptureReaders : public QObject
             std::ofstream(copy / "manifest.json") << text;
             return errorOf([&] { HiddenStateCapture::open(copy); });
         };
-        QVERIFY2(rewrite("\"version\": 2", "\"version\": 3").find("manifest.json: version: is 3") != std::string::npos,
+        QVERIFY2(rewrite("\"version\": 2", "\"version\": 3").find("manifest.json: version: is 3") !=
+                     std::string::npos,
                  rewrite("\"version\": 2", "\"version\": 3").c_str());
         const auto dtype = rewrite("\"bfloat16\"", "\"float16\"");
         QVERIFY2(dtype.find("hidden_dtype: is 'float16'") != std::string::npos, dtype.c_str());
@@ -158,7 +159,8 @@ class TestCaptureReaders : public QObject
         std::ofstream(copy / "manifest.json") << manifest;
         fs::resize_file(copy / "shard-00001.bin", 1000);
         const auto truncated = errorOf([&] { HiddenStateCapture::open(copy); });
-        QVERIFY2(truncated.find("record 2 input_ids: lies past the end of shard-00001.bin") != std::string::npos,
+        QVERIFY2(truncated.find("record 2 input_ids: lies past the end of shard-00001.bin") !=
+                     std::string::npos,
                  truncated.c_str());
     }
 
@@ -264,7 +266,8 @@ class TestCaptureReaders : public QObject
     {
         const auto vllm = trained("capture-vllm");
         const auto noIds = errorOf([&] { HiddenStateCapture::open(vllm); });
-        QVERIFY2(noIds.find("layer_ids") != std::string::npos && noIds.find("--layer-ids") != std::string::npos,
+        QVERIFY2(noIds.find("layer_ids") != std::string::npos &&
+                     noIds.find("--layer-ids") != std::string::npos,
                  noIds.c_str());
         CaptureReadOptions options;
         options.layerIds = {1, 3, 5, 6};
@@ -310,7 +313,8 @@ class TestCaptureReaders : public QObject
         QCOMPARE(perLayer, std::string("(no error)"));
         const auto badShape =
             write({{{"hidden_states_scales", DType::F32, {2, 2, 2}}, bytesOf(std::vector<float>(8, 1.f))}});
-        QVERIFY2(badShape.find("hidden_states_scales: is F32 [2, 2, 2]") != std::string::npos, badShape.c_str());
+        QVERIFY2(badShape.find("hidden_states_scales: is F32 [2, 2, 2]") != std::string::npos,
+                 badShape.c_str());
         // Per token: code 0x38 is 1.0, so every value of token t is its scale.
         write({{{"hidden_states_scales", DType::F32, {2, 1, 1}}, bytesOf(two)}});
         CaptureReadOptions o;
@@ -370,25 +374,26 @@ class TestCaptureReaders : public QObject
         const auto refused = test::runCli({"capture", "check", vllm});
         QCOMPARE(refused.exitCode, 2);
         QVERIFY2(refused.err.find("--layer-ids") != std::string::npos, refused.err.c_str());
-        const auto checked = test::runCli({"capture", "check", vllm, "--draft", trained("eagle3").string(),
-                                           "--target-model", trained("target").string(), "--prompt-tokens",
-                                           "64"});
+        const auto checked =
+            test::runCli({"capture", "check", vllm, "--draft", trained("eagle3").string(), "--target-model",
+                          trained("target").string(), "--prompt-tokens", "64"});
         QCOMPARE(checked.exitCode, 0);
-        QVERIFY2(checked.out.find("vLLM hidden-states connector folder") != std::string::npos &&
-                     checked.out.find("layer ids [1, 3, 5, 6] (the last is the target's final layer), assumed: "
-                                      "the draft's") != std::string::npos,
-                 checked.out.c_str());
+        QVERIFY2(
+            checked.out.find("vLLM hidden-states connector folder") != std::string::npos &&
+                checked.out.find("layer ids [1, 3, 5, 6] (the last is the target's final layer), assumed: "
+                                 "the draft's") != std::string::npos,
+            checked.out.c_str());
         const auto out = temp("cli.safetensors").string();
-        const auto converted = test::runCli({"capture", "convert", trained("capture-hs-fp8").string(), "--out",
-                                             out, "--json"});
+        const auto converted =
+            test::runCli({"capture", "convert", trained("capture-hs-fp8").string(), "--out", out, "--json"});
         QCOMPARE(converted.exitCode, 0);
         QVERIFY2(converted.out.find("\"written\"") != std::string::npos, converted.out.c_str());
-        QVERIFY(tensorBytes(out, "hidden_states") ==
-                tensorBytes(trained("capture-fp8-dequantized") / "hidden_states.safetensors", "hidden_states"));
-        const auto acceptance =
-            test::runCli({"acceptance", trained("eagle3").string(), "--hidden-states", vllm, "--prompt-tokens",
-                          "64", "--target-model", trained("target").string(), "--bf16-only", "--k", "2",
-                          "--anchors", "64"});
+        QVERIFY(
+            tensorBytes(out, "hidden_states") ==
+            tensorBytes(trained("capture-fp8-dequantized") / "hidden_states.safetensors", "hidden_states"));
+        const auto acceptance = test::runCli(
+            {"acceptance", trained("eagle3").string(), "--hidden-states", vllm, "--prompt-tokens", "64",
+             "--target-model", trained("target").string(), "--bf16-only", "--k", "2", "--anchors", "64"});
         QVERIFY2(acceptance.exitCode == 0, acceptance.err.c_str());
     }
 };

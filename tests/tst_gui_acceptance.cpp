@@ -403,12 +403,14 @@ class TestGuiAcceptance : public QObject
         m_panel->captureEdit()->setText(QString::fromStdString((trained / "capture-shifted").string()));
         result = clickAndWait(m_panel->runButton());
         QVERIFY2(result.run, qPrintable(result.error));
-        QVERIFY2(m_panel->statusText().contains(QStringLiteral("pass --layer-ids 0,1,2,3,4,5,6 (Layer ids in the app)")),
+        QVERIFY2(m_panel->statusText().contains(
+                     QStringLiteral("pass --layer-ids 0,1,2,3,4,5,6 (Layer ids in the app)")),
                  qPrintable(m_panel->statusText()));
         layerIds->setText(QStringLiteral("0, 1, 2, 3, 4, 5, 6"));
         result = clickAndWait(m_panel->runButton());
         QVERIFY2(result.run, qPrintable(result.error));
-        QVERIFY2(!m_panel->statusText().contains(QStringLiteral("--layer-ids")), qPrintable(m_panel->statusText()));
+        QVERIFY2(!m_panel->statusText().contains(QStringLiteral("--layer-ids")),
+                 qPrintable(m_panel->statusText()));
         layerIds->setText(QStringLiteral("0, one"));
         result = clickAndWait(m_panel->runButton());
         QVERIFY(!result.run);

@@ -1,14 +1,12 @@
 // The Benchmarks tab: import through the drop path, the statistics table, the baseline switch, warnings and
 // the acceptance-collapse banner, plots with data, plot export (PNG/SVG/PDF) and Copy as Markdown.
 #include "guitesthelpers.h"
-#include "views/bench/benchplotqcp.h"
-#include "views/bench/speedmodelpanel.h"
 #include "testsupport.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/bench/benchplotqcp.h"
-#include "views/bench/speedmodelpanel.h"
 #include "views/bench/benchplotwidget.h"
 #include "views/bench/benchtablemodel.h"
+#include "views/bench/speedmodelpanel.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -25,8 +23,8 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
 #include <cmath>

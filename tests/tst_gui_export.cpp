@@ -9,7 +9,9 @@
 #include "views/export/exportdialog.h"
 #include "views/window/mainwindow.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -19,8 +21,6 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QApplication>
-#include <QAbstractButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>

@@ -456,8 +456,10 @@ class TestGuiPlan : public QObject
                 }
                 QVERIFY(modules.flags(cell) & Qt::ItemIsUserCheckable);
                 QVERIFY2(!(modules.flags(cell) & Qt::ItemIsEnabled), match.module.c_str());
-                QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(
-                    QStringLiteral("preset's ignore entry '%1'").arg(QString::fromStdString(entry.entry))));
+                QVERIFY(cell.data(Qt::ToolTipRole)
+                            .toString()
+                            .contains(QStringLiteral("preset's ignore entry '%1'")
+                                          .arg(QString::fromStdString(entry.entry))));
                 ++presetKept;
             }
         }
@@ -468,7 +470,8 @@ class TestGuiPlan : public QObject
         m_controller->recomputeNow();
         modules.resetData(m_controller->plan());
         QCOMPARE(module(name)->decision, PlanDecision::Keep);
-        QVERIFY(modules.flags(modules.index(modules.rowOf(name), PlanModuleModel::Decision)) & Qt::ItemIsEnabled);
+        QVERIFY(modules.flags(modules.index(modules.rowOf(name), PlanModuleModel::Decision)) &
+                Qt::ItemIsEnabled);
     }
 
     void moduleCheckboxAsksForToggle()

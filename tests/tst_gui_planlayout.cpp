@@ -1,7 +1,8 @@
 // The Plan tab's layout (docs/app.md, "How the tabs are laid out"): at 1200×700 the modules table, the
 // centre of the tab, shows at least twelve rows whatever else is shown (a mixed plan, imported benchmarks,
 // an export-blocking error), and does not move when that error comes and goes; every rule list shows five
-// rows with its entries whole; the lint keeps four rows; the sizes table is all in view. At 1000×650 nothing is cut off.
+// rows with its entries whole; the lint keeps four rows; the sizes table is all in view. At 1000×650 nothing
+// is cut off.
 #include "core/bench/benchimport.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
@@ -109,7 +110,8 @@ class TestGuiPlanLayout : public QObject
             {test::dataPath("bench/glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json"),
              test::dataPath("bench/glm-dspark-w4a16-infqps-concurrency1-GLM-5.2-20260301-104000.json")});
         PlanTab* tab = window.planTab();
-        tab->summaryBar()->setBenchmarks(std::make_shared<const BenchReport>(buildBenchReport(imported.records)));
+        tab->summaryBar()->setBenchmarks(
+            std::make_shared<const BenchReport>(buildBenchReport(imported.records)));
         tab->summaryBar()->drafterMsInput()->setValue(15.88);
         QApplication::processEvents();
         // The layout fits the window: it did not grow to make room.
@@ -124,12 +126,14 @@ class TestGuiPlanLayout : public QObject
         // One rules editor, a tab per list: each list's rows in view and every entry whole in its column.
         PlanEntryEditor* rules = tab->rulesEditor();
         QCOMPARE(rules->tabBar()->count(), 4);
-        for (const PlanList list : {PlanList::Targets, PlanList::Ignore, PlanList::Schemes, PlanList::Roundings}) {
+        for (const PlanList list :
+             {PlanList::Targets, PlanList::Ignore, PlanList::Schemes, PlanList::Roundings}) {
             rules->setCurrentList(list);
             QApplication::processEvents();
             QTableView* view = rules->view();
             QVERIFY(view->isVisible());
-            QVERIFY2(fullyVisibleRows(view) >= std::min(5, view->model()->rowCount()), qPrintable(describe(view)));
+            QVERIFY2(fullyVisibleRows(view) >= std::min(5, view->model()->rowCount()),
+                     qPrintable(describe(view)));
             const QFontMetrics metrics(view->font());
             for (int row = 0; row < view->model()->rowCount(); ++row) {
                 const QString entry = view->model()->index(row, PlanEntryListModel::Entry).data().toString();
@@ -155,8 +159,8 @@ class TestGuiPlanLayout : public QObject
         for (int row = 0; row < summary->rowCount(); ++row) {
             labels.append(summary->item(row, SummaryBar::Label)->text());
         }
-        for (const char* label : {"Checkpoint", "KV cache", "Drafter step", "W4A16", "W8A16", "W4A16:g32",
-                                  "W8A16:channel"}) {
+        for (const char* label :
+             {"Checkpoint", "KV cache", "Drafter step", "W4A16", "W8A16", "W4A16:g32", "W8A16:channel"}) {
             QVERIFY2(labels.contains(QLatin1String(label)), qPrintable(labels.join(u", "_s)));
         }
         const QFontMetrics metrics(summary->font());
@@ -167,16 +171,22 @@ class TestGuiPlanLayout : public QObject
                 if (!item) {
                     continue;
                 }
-                QVERIFY2(viewport.contains(summary->visualItemRect(item)),
-                         qPrintable(u"'%1' (row %2, column %3) is cut off"_s.arg(item->text()).arg(row).arg(column)));
+                QVERIFY2(
+                    viewport.contains(summary->visualItemRect(item)),
+                    qPrintable(
+                        u"'%1' (row %2, column %3) is cut off"_s.arg(item->text()).arg(row).arg(column)));
                 QVERIFY2(metrics.horizontalAdvance(item->text()) < summary->columnWidth(column),
                          qPrintable(u"'%1' is elided"_s.arg(item->text())));
             }
         }
         // ... and the summary, its inputs and the speed prediction lie inside the tab, on no other widget.
         const QRect tabRect = tab->rect();
-        QList<QWidget*> parts{summary, tab->summaryBar()->drafterMsInput(), tab->summaryBar()->cycleMsInput(),
-                              tab->summaryBar()->deviceInput(), modules, lint};
+        QList<QWidget*> parts{summary,
+                              tab->summaryBar()->drafterMsInput(),
+                              tab->summaryBar()->cycleMsInput(),
+                              tab->summaryBar()->deviceInput(),
+                              modules,
+                              lint};
         for (QWidget* part : parts) {
             QVERIFY(part->isVisible());
             const QRect r(part->mapTo(tab, QPoint(0, 0)), part->size());
@@ -187,8 +197,8 @@ class TestGuiPlanLayout : public QObject
             for (int j = i + 1; j < parts.size(); ++j) {
                 const QRect a(parts[i]->mapTo(tab, QPoint(0, 0)), parts[i]->size());
                 const QRect b(parts[j]->mapTo(tab, QPoint(0, 0)), parts[j]->size());
-                QVERIFY2(!a.intersects(b), qPrintable(u"%1 overlaps %2"_s.arg(parts[i]->objectName(),
-                                                                              parts[j]->objectName())));
+                QVERIFY2(!a.intersects(b),
+                         qPrintable(u"%1 overlaps %2"_s.arg(parts[i]->objectName(), parts[j]->objectName())));
             }
         }
         for (QWidget* input : std::initializer_list<QWidget*>{tab->defaultSchemeBox(), tab->roundingBox()}) {

@@ -48,25 +48,31 @@ nlohmann::ordered_json differenceJson(const PairedDifference& d)
 
 OptionTable acceptanceBudgetOptionTable()
 {
-    return joinTables({{
-        {"hidden-states", "CAPTURE", "",
-         "with a budget: choose by the acceptance measured on this capture of target hidden states instead "
-         "of weight error"},
-        {"target-model", "PATH", "",
-         "the target model's checkpoint, for drafts that read its embeddings or head (with --hidden-states)"},
-        {"k", "K", "3", "proposals per verify cycle the acceptance is measured at (with --hidden-states)"},
-        {"screen-anchors", "N", "64",
-         "anchors every candidate of every unit is screened on (with --hidden-states)"},
-        {"confirm-anchors", "N", "256",
-         "anchors the screen's survivors and the plan are measured on (with --hidden-states)"},
-        {"report-anchors", "N|all", "all",
-         "held-out anchors the chosen plan and the recipe are reported on (with --hidden-states)"},
-        {"seed", "S", "0", "seed of the anchor draw (with --hidden-states)"},
-        {"best-speed", "", "",
-         "of the frontier's plans within the budget, take the best predicted speed (needs --hidden-states, "
-         "--drafter-ms and --cycle-ms)"},
-        {"speed-points", "N", "12", "frontier plans measured for --best-speed (with --best-speed)"},
-    }, captureReadOptionTable()});
+    return joinTables(
+        {{
+             {"hidden-states", "CAPTURE", "",
+              "with a budget: choose by the acceptance measured on this capture of target hidden states "
+              "instead "
+              "of weight error"},
+             {"target-model", "PATH", "",
+              "the target model's checkpoint, for drafts that read its embeddings or head (with "
+              "--hidden-states)"},
+             {"k", "K", "3",
+              "proposals per verify cycle the acceptance is measured at (with --hidden-states)"},
+             {"screen-anchors", "N", "64",
+              "anchors every candidate of every unit is screened on (with --hidden-states)"},
+             {"confirm-anchors", "N", "256",
+              "anchors the screen's survivors and the plan are measured on (with --hidden-states)"},
+             {"report-anchors", "N|all", "all",
+              "held-out anchors the chosen plan and the recipe are reported on (with --hidden-states)"},
+             {"seed", "S", "0", "seed of the anchor draw (with --hidden-states)"},
+             {"best-speed", "", "",
+              "of the frontier's plans within the budget, take the best predicted speed (needs "
+              "--hidden-states, "
+              "--drafter-ms and --cycle-ms)"},
+             {"speed-points", "N", "12", "frontier plans measured for --best-speed (with --best-speed)"},
+         },
+         captureReadOptionTable()});
 }
 
 std::optional<AcceptanceObjective> acceptanceObjectiveFrom(const Args& args,

@@ -290,7 +290,8 @@ int runAcceptance(const std::vector<std::string>& argv)
             auto& probe = j["layer_id_probe"];
             probe["anchors"] = run.layerIdProbe->anchors;
             for (const auto& r : run.layerIdProbe->readings) {
-                probe["readings"].push_back({{"shift", r.shift}, {"layer_ids", r.ids}, {"accept_0", r.accept0}});
+                probe["readings"].push_back(
+                    {{"shift", r.shift}, {"layer_ids", r.ids}, {"accept_0", r.accept0}});
             }
             probe["advice"] = run.layerIdProbe->advice;
         }

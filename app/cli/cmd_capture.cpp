@@ -42,8 +42,8 @@ void printInfo(const CaptureInfo& info)
               << (info.lastLayerIncluded ? " (the last is the target's final layer)" : "") << ", "
               << info.layerIdsSource << "; hidden size " << info.hiddenSize << "\n"
               << "  " << info.samples << " samples, " << info.tokens << " tokens; "
-              << (info.greedy ? "greedy" : "not greedy") << (info.hasTargetArgmax ? ", target_argmax stored" : "")
-              << "\n";
+              << (info.greedy ? "greedy" : "not greedy")
+              << (info.hasTargetArgmax ? ", target_argmax stored" : "") << "\n";
 }
 
 int check(const Args& args)

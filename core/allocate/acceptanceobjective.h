@@ -17,11 +17,11 @@ namespace spark {
 /// @brief What an acceptance-driven plan is measured on.
 struct AcceptanceObjectiveInputs
 {
-    std::filesystem::path draft;   ///< the BF16 draft the sweep was made of
-    std::filesystem::path capture; ///< a capture file, its folder, or a folder of per-sequence files
+    std::filesystem::path draft;       ///< the BF16 draft the sweep was made of
+    std::filesystem::path capture;     ///< a capture file, its folder, or a folder of per-sequence files
     CaptureReadOptions captureOptions; ///< layer ids and prompt length the capture does not record
-    std::filesystem::path target;  ///< empty: the draft ships everything it reads
-    int k = 3;                     ///< proposals per verify cycle
+    std::filesystem::path target;      ///< empty: the draft ships everything it reads
+    int k = 3;                         ///< proposals per verify cycle
     AnchorSplitCounts anchors;
     unsigned threads = 0;
     std::int64_t batchAnchors = 64;

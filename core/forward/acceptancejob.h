@@ -16,10 +16,10 @@ namespace spark {
 /// @brief An offline acceptance run as a user asks for it (the CLI's `acceptance` and the GUI's panel).
 struct AcceptanceJob
 {
-    std::filesystem::path draft;   ///< the BF16 draft
-    std::filesystem::path capture; ///< capture file or folder of per-sequence files
+    std::filesystem::path draft;       ///< the BF16 draft
+    std::filesystem::path capture;     ///< capture file or folder of per-sequence files
     CaptureReadOptions captureOptions; ///< layer ids and prompt length the capture does not record
-    std::filesystem::path target;  ///< empty: the draft ships everything it reads
+    std::filesystem::path target;      ///< empty: the draft ships everything it reads
     /// A compressed-tensors checkpoint of the draft to compare (read through the bit-exact dequantizer) ...
     std::filesystem::path quantized;
     /// ... or, without one, the plan applied in memory. Neither: the BF16 draft alone.
@@ -78,7 +78,8 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
 /// @brief The target model the job reads: the one named, else the `target/` a demo capture has beside it.
 std::filesystem::path jobTarget(const AcceptanceJob& job);
 
-/// @brief How the job's capture is read: its options completed for its draft and target (captureOptionsFor()).
+/// @brief How the job's capture is read: its options completed for its draft and target
+/// (captureOptionsFor()).
 CaptureReadOptions jobCaptureOptions(const AcceptanceJob& job);
 /// @brief The job's capture, read so.
 HiddenStateCapture openJobCapture(const AcceptanceJob& job);

@@ -10,8 +10,8 @@
 namespace spark {
 namespace {
 
-void writeHiddenStates(const HiddenStateCapture& capture, DType dtype, ByteSink& sink, const ProgressFn& progress,
-                       const std::filesystem::path& out)
+void writeHiddenStates(const HiddenStateCapture& capture, DType dtype, ByteSink& sink,
+                       const ProgressFn& progress, const std::filesystem::path& out)
 {
     const auto& info = capture.info();
     std::vector<int> slots(info.layerIds.size());
@@ -19,7 +19,8 @@ void writeHiddenStates(const HiddenStateCapture& capture, DType dtype, ByteSink&
         slots[s] = static_cast<int>(s);
     }
     for (std::int64_t sample = 0; sample < info.samples; ++sample) {
-        if (!reportProgress(progress, static_cast<std::uint64_t>(sample), static_cast<std::uint64_t>(info.samples))) {
+        if (!reportProgress(progress, static_cast<std::uint64_t>(sample),
+                            static_cast<std::uint64_t>(info.samples))) {
             throw IoError(IoErrorKind::Cancelled, out.string(), "conversion cancelled");
         }
         const Activations rows = capture.hidden(sample, slots, capture.sampleLength(sample));
@@ -34,12 +35,14 @@ void writeHiddenStates(const HiddenStateCapture& capture, DType dtype, ByteSink&
         std::transform(values, values + count, bits.begin(), dtype == DType::BF16 ? floatToBf16 : floatToF16);
         sink.write(std::as_bytes(std::span(bits)));
     }
-    reportProgress(progress, static_cast<std::uint64_t>(info.samples), static_cast<std::uint64_t>(info.samples));
+    reportProgress(progress, static_cast<std::uint64_t>(info.samples),
+                   static_cast<std::uint64_t>(info.samples));
 }
 
 } // namespace
 
-void convertCapture(const HiddenStateCapture& capture, const std::filesystem::path& out, const ProgressFn& progress)
+void convertCapture(const HiddenStateCapture& capture, const std::filesystem::path& out,
+                    const ProgressFn& progress)
 {
     const auto& info = capture.info();
     const DType stored = capture.storedDType();
@@ -70,7 +73,9 @@ void convertCapture(const HiddenStateCapture& capture, const std::filesystem::pa
         {"last_layer_included", info.lastLayerIncluded ? "true" : "false"},
         {"capture", "converted from a " + info.format + " (" + info.path.filename().string() + ")" +
                         (info.capture.empty() ? "" : "; " + info.capture)},
-        {"dtype", dtype == DType::F32 ? "float32" : dtype == DType::F16 ? "float16" : "bfloat16"}};
+        {"dtype", dtype == DType::F32   ? "float32"
+                  : dtype == DType::F16 ? "float16"
+                                        : "bfloat16"}};
     for (const auto& [key, value] : {std::pair{"target_model", info.targetModel},
                                      std::pair{"target_quantization", info.targetQuantization}}) {
         if (!value.empty()) {

@@ -53,7 +53,8 @@ DType hiddenDType(const std::string& manifest, const std::string& name)
         {"bfloat16", DType::BF16}, {"float8_e4m3fn", DType::F8_E4M3}, {"float8_e5m2", DType::F8_E5M2}};
     const auto it = known.find(name);
     if (it == known.end()) {
-        throw ForwardInputError(manifest, "hidden_dtype", "is '" + name + "'; DeepSpec writes bfloat16, float8_e4m3fn or float8_e5m2");
+        throw ForwardInputError(manifest, "hidden_dtype",
+                                "is '" + name + "'; DeepSpec writes bfloat16, float8_e4m3fn or float8_e5m2");
     }
     return it->second;
 }
@@ -87,7 +88,9 @@ CaptureLayout readDeepSpecCache(const fs::path& folder)
         throw ForwardInputError(name, "file", "must be a JSON object");
     }
     if (required<int>(manifest, name, "version") != kCacheVersion) {
-        throw ForwardInputError(name, "version", "is " + manifest["version"].dump() + "; DeepSpec's target cache version 2 is read");
+        throw ForwardInputError(name, "version",
+                                "is " + manifest["version"].dump() +
+                                    "; DeepSpec's target cache version 2 is read");
     }
     if (required<std::uint64_t>(manifest, name, "index_record_size") != kRecordBytes) {
         throw ForwardInputError(name, "index_record_size", "is not " + std::to_string(kRecordBytes));
@@ -115,7 +118,8 @@ CaptureLayout readDeepSpecCache(const fs::path& folder)
     CaptureLayout layout;
     auto& info = layout.info;
     info.path = folder;
-    info.format = std::string("DeepSpec target cache") + (dtype == DType::BF16 ? "" : ", FP8 hidden states without scales");
+    info.format = std::string("DeepSpec target cache") +
+                  (dtype == DType::BF16 ? "" : ", FP8 hidden states without scales");
     info.layerIds = deepspecIds;
     info.layerIdsSource = "manifest.json target_layer_ids + 1 (DeepSpec numbers a layer's output)";
     info.hiddenSize = hiddenSize;
@@ -127,8 +131,8 @@ CaptureLayout readDeepSpecCache(const fs::path& folder)
     const auto shardList = required<nlohmann::json>(manifest, name, "shards");
     for (std::size_t i = 0; i < shardList.size(); ++i) {
         const auto& shard = shardList[i];
-        if (!shard.is_object() || shard.value("shard_id", -1) != static_cast<int>(i) || !shard.contains("file_name") ||
-            !shard["file_name"].is_string()) {
+        if (!shard.is_object() || shard.value("shard_id", -1) != static_cast<int>(i) ||
+            !shard.contains("file_name") || !shard["file_name"].is_string()) {
             throw ForwardInputError(name, "shards[" + std::to_string(i) + "]",
                                     "must be {\"shard_id\": " + std::to_string(i) + ", \"file_name\": ...}");
         }
@@ -138,8 +142,9 @@ CaptureLayout readDeepSpecCache(const fs::path& folder)
     const auto index = indexFile->bytes();
     if (index.size() != samples * kRecordBytes) {
         throw ForwardInputError(indexFile->path().string(), "size",
-                                "is " + std::to_string(index.size()) + " bytes; num_samples " + std::to_string(samples) +
-                                    " needs " + std::to_string(samples * kRecordBytes));
+                                "is " + std::to_string(index.size()) + " bytes; num_samples " +
+                                    std::to_string(samples) + " needs " +
+                                    std::to_string(samples * kRecordBytes));
     }
     const auto width = static_cast<std::uint64_t>(dtypeBits(dtype) / 8);
     for (std::size_t i = 0; i < samples; ++i) {
@@ -147,8 +152,9 @@ CaptureLayout readDeepSpecCache(const fs::path& folder)
         const auto where = indexFile->path().string();
         const auto field = "record " + std::to_string(i);
         if (r.sample != i || r.shard >= shards.size() || r.length == 0) {
-            throw ForwardInputError(where, field, "has sample id " + std::to_string(r.sample) + ", shard " +
-                                                      std::to_string(r.shard) + ", length " + std::to_string(r.length));
+            throw ForwardInputError(where, field,
+                                    "has sample id " + std::to_string(r.sample) + ", shard " +
+                                        std::to_string(r.shard) + ", length " + std::to_string(r.length));
         }
         const auto& shard = shards[r.shard];
         const std::uint64_t t = r.length;
@@ -166,8 +172,8 @@ CaptureLayout readDeepSpecCache(const fs::path& folder)
         part.layers = layout.layers;
         part.tokens = column(r.tokens, t * 4, DType::I32, "input_ids");
         part.lossMask = column(r.lossMask, t, DType::U8, "loss_mask");
-        part.hidden = column(r.hidden, t * static_cast<std::uint64_t>(layout.layers * hiddenSize) * width, dtype,
-                             "target_hidden_states");
+        part.hidden = column(r.hidden, t * static_cast<std::uint64_t>(layout.layers * hiddenSize) * width,
+                             dtype, "target_hidden_states");
         layout.parts.push_back(part);
         info.tokens += part.length;
     }

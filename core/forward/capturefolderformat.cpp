@@ -117,8 +117,8 @@ CaptureLayout readCaptureFolder(const fs::path& path, const CaptureReadOptions& 
         } else if (layers != layout.layers || width != info.hiddenSize) {
             throw ForwardInputError(p.string(), "hidden_states",
                                     "has shape " + hidden->shapeText() + ", the folder's first file [*, " +
-                                        std::to_string(layout.layers) + ", " + std::to_string(info.hiddenSize) +
-                                        "]");
+                                        std::to_string(layout.layers) + ", " +
+                                        std::to_string(info.hiddenSize) + "]");
         }
         if (tokens->shape[0] != hidden->shape[0]) {
             throw ForwardInputError(p.string(), "token_ids",

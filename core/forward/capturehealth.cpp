@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <numeric>
+#include <optional>
 
 namespace spark {
 namespace {
@@ -55,8 +55,8 @@ namespace {
 constexpr double kPostNormVariation = 0.02;
 constexpr std::int64_t kPostNormMinRows = 16;
 
-std::optional<CaptureFinding> postNormFinding(const CaptureInfo& info, int lastSlot, double sum, double squares,
-                                              std::int64_t rows)
+std::optional<CaptureFinding> postNormFinding(const CaptureInfo& info, int lastSlot, double sum,
+                                              double squares, std::int64_t rows)
 {
     if (rows < kPostNormMinRows) {
         return std::nullopt;
@@ -70,9 +70,13 @@ std::optional<CaptureFinding> postNormFinding(const CaptureInfo& info, int lastS
     char text[64];
     std::snprintf(text, sizeof text, "%.4f over %lld rows", variation, static_cast<long long>(rows));
     return CaptureFinding{
-        CaptureFinding::Severity::Warning, "post-norm", info.path.string(), -1,
+        CaptureFinding::Severity::Warning,
+        "post-norm",
+        info.path.string(),
+        -1,
         "hidden_states[layer " + std::to_string(info.layerIds[static_cast<std::size_t>(lastSlot)]) + "]",
-        "the last layer looks taken after the final norm: its rows' RMS hardly varies (coefficient of variation " +
+        "the last layer looks taken after the final norm: its rows' RMS hardly varies (coefficient of "
+        "variation " +
             std::string(text) +
             "), as an RMSNorm's output does; vLLM hands drafts the last layer before the norm (SpecForge and "
             "DeepSpec store it after), so recomputing the target's tokens from it applies the norm twice"};

@@ -7,8 +7,8 @@
 
 namespace spark {
 
-const TensorInfo* captureTensor(const SafetensorsFile& file, const char* name, const std::vector<DType>& dtypes,
-                                std::size_t dims, bool required)
+const TensorInfo* captureTensor(const SafetensorsFile& file, const char* name,
+                                const std::vector<DType>& dtypes, std::size_t dims, bool required)
 {
     const auto* t = file.find(name);
     if (t == nullptr) {
@@ -66,8 +66,8 @@ HiddenStateTensors hiddenStateTensors(const SafetensorsFile& file)
     if (hidden->dtype != DType::F8_E4M3 && hidden->dtype != DType::F8_E5M2) {
         if (scales != nullptr) {
             throw ForwardInputError(file.path().string(), "hidden_states_scales",
-                                    "present, but hidden_states are " + std::string(dtypeName(hidden->dtype)) +
-                                        ", not FP8");
+                                    "present, but hidden_states are " +
+                                        std::string(dtypeName(hidden->dtype)) + ", not FP8");
         }
         return out;
     }

@@ -41,8 +41,8 @@ CaptureLayout readDeepSpecCache(const std::filesystem::path& folder);
 
 /// @brief The tensor @p name of @p file, checked for one of @p dtypes and @p dims dimensions; nullptr when
 /// it is absent and not @p required. Throws ForwardInputError naming the file and the tensor.
-const TensorInfo* captureTensor(const SafetensorsFile& file, const char* name, const std::vector<DType>& dtypes,
-                                std::size_t dims, bool required = true);
+const TensorInfo* captureTensor(const SafetensorsFile& file, const char* name,
+                                const std::vector<DType>& dtypes, std::size_t dims, bool required = true);
 /// @brief Rows [begin, begin + count) of @p tensor (rows along its first dimension); empty for nullptr.
 CaptureColumn columnRows(const SafetensorsFile& file, const TensorInfo* tensor, std::int64_t begin,
                          std::int64_t count);
@@ -64,6 +64,7 @@ HiddenStateTensors hiddenStateTensors(const SafetensorsFile& file);
 /// @brief The first @p count integers of a 1-D integer or byte column.
 std::vector<std::int64_t> readIntegers(const CaptureColumn& column, std::int64_t count);
 /// @brief A non-empty JSON list of non-negative layer ids; ForwardInputError naming @p file and @p field.
-std::vector<int> parseLayerIds(const std::string& file, const std::string& field, const nlohmann::json& value);
+std::vector<int> parseLayerIds(const std::string& file, const std::string& field,
+                               const nlohmann::json& value);
 
 } // namespace spark

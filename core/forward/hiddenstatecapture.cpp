@@ -23,8 +23,8 @@ void settleLayerIds(CaptureLayout& layout, const CaptureReadOptions& options)
         if (options.layerIds.size() != slots) {
             throw ForwardInputError(name, "layer_ids",
                                     "the ids given " + layerIdList(options.layerIds) + " name " +
-                                        std::to_string(options.layerIds.size()) + " layers, the capture holds " +
-                                        std::to_string(slots));
+                                        std::to_string(options.layerIds.size()) +
+                                        " layers, the capture holds " + std::to_string(slots));
         }
         info.layerIds = options.layerIds;
         info.layerIdsSource = "given (--layer-ids)";
@@ -36,8 +36,8 @@ void settleLayerIds(CaptureLayout& layout, const CaptureReadOptions& options)
     if (!info.layerIds.empty()) {
         if (info.layerIds.size() != slots) {
             throw ForwardInputError(name, info.layerIdsSource,
-                                    "lists " + std::to_string(info.layerIds.size()) + " ids, hidden_states has " +
-                                        std::to_string(slots) + " layers");
+                                    "lists " + std::to_string(info.layerIds.size()) +
+                                        " ids, hidden_states has " + std::to_string(slots) + " layers");
         }
         return;
     }
@@ -55,11 +55,11 @@ void settleLayerIds(CaptureLayout& layout, const CaptureReadOptions& options)
         }
         return;
     }
-    throw ForwardInputError(name, "layer_ids",
-                            "not recorded (vLLM's and speculators' files store none) and the capture's " +
-                                std::to_string(slots) +
-                                " layers are not the draft's ids (plus the last layer): give them with "
-                                "--layer-ids in the CLI, Layer ids in the app, or a capture.json beside the files");
+    throw ForwardInputError(
+        name, "layer_ids",
+        "not recorded (vLLM's and speculators' files store none) and the capture's " + std::to_string(slots) +
+            " layers are not the draft's ids (plus the last layer): give them with "
+            "--layer-ids in the CLI, Layer ids in the app, or a capture.json beside the files");
 }
 
 } // namespace
@@ -112,8 +112,10 @@ HiddenStateCapture HiddenStateCapture::open(const fs::path& path, const CaptureR
                 layout.info.path.string(), "prompt tokens",
                 "unknown: these files do not say which tokens the target generated. Give the prompt length "
                 "(--prompt-tokens N in the CLI, Prompt tokens in the app, or \"skip_tokens\": N in a "
-                "capture.json beside the files) when each holds the target's greedy continuation after N prompt "
-                "tokens; or give the target model with a capture holding its last layer, so that its tokens are "
+                "capture.json beside the files) when each holds the target's greedy continuation after N "
+                "prompt "
+                "tokens; or give the target model with a capture holding its last layer, so that its tokens "
+                "are "
                 "recomputed at every position");
         }
         layout.info.greedy = false;
@@ -200,7 +202,8 @@ Activations HiddenStateCapture::hidden(std::int64_t sample, const std::vector<in
     // The rows are copied: their pages leave this process's resident set, so reading a capture far larger
     // than memory keeps it bounded by the sample in hand (the page cache still holds them).
     const auto read = part.hidden.bytes.first(static_cast<std::size_t>(length * part.layers * h * width));
-    part.mapping->release(static_cast<std::uint64_t>(read.data() - part.mapping->bytes().data()), read.size());
+    part.mapping->release(static_cast<std::uint64_t>(read.data() - part.mapping->bytes().data()),
+                          read.size());
     return out;
 }
 
@@ -212,7 +215,8 @@ fs::path targetBesideCapture(const fs::path& capture)
     return fs::is_regular_file(target / "config.json", ec) ? target : fs::path();
 }
 
-CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft, const Checkpoint* target)
+CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft,
+                                     const Checkpoint* target)
 {
     std::vector<std::string> names;
     for (const auto& t : draft.tensorInfos()) {
@@ -229,8 +233,8 @@ CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoin
     return options;
 }
 
-HiddenStateCapture openCaptureFor(const fs::path& path, const CaptureReadOptions& options, const Checkpoint& draft,
-                                  const Checkpoint* target)
+HiddenStateCapture openCaptureFor(const fs::path& path, const CaptureReadOptions& options,
+                                  const Checkpoint& draft, const Checkpoint* target)
 {
     return HiddenStateCapture::open(path, captureOptionsFor(options, draft, target));
 }

@@ -24,8 +24,9 @@ inline constexpr const char* kCaptureSidecar = "capture.json";
 struct CaptureInfo
 {
     std::filesystem::path path;
-    std::string format;        ///< kCaptureFormat, "speculators hs directory", "vLLM hidden-states connector folder", ...
-    std::vector<int> layerIds; ///< captured target layers, vLLM aux semantics, in slot order
+    std::string
+        format; ///< kCaptureFormat, "speculators hs directory", "vLLM hidden-states connector folder", ...
+    std::vector<int> layerIds;  ///< captured target layers, vLLM aux semantics, in slot order
     std::string layerIdsSource; ///< where the ids came from: the file, its sidecar, the user, or the draft
     std::int64_t hiddenSize = 0;
     bool greedy = true;           ///< the tokens are the target's greedy output: y = next token
@@ -72,7 +73,7 @@ struct CaptureColumn
 struct CapturePart
 {
     std::shared_ptr<const MappedFile> mapping; ///< the file the views lie in, kept open by them
-    std::filesystem::path file;          ///< named in messages
+    std::filesystem::path file;                ///< named in messages
     std::int64_t length = 0;
     std::int64_t layers = 0; ///< captured streams per token
     CaptureColumn hidden;    ///< [length, layers, H]
@@ -127,7 +128,8 @@ class Checkpoint;
 
 /// @brief @p options completed for @p draft: the draft's aux ids, assumed where a capture records none, and
 /// the target's num_hidden_layers (when @p target is given), naming a captured last layer.
-CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft, const Checkpoint* target);
+CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft,
+                                     const Checkpoint* target);
 
 /// @brief The capture as @p draft reads it (captureOptionsFor()).
 HiddenStateCapture openCaptureFor(const std::filesystem::path& path, const CaptureReadOptions& options,

@@ -49,8 +49,8 @@ std::string idArgument(const std::vector<int>& ids)
 } // namespace
 
 std::optional<LayerIdProbe> probeLayerIds(const DraftForward& draft, const HiddenStateCapture& capture,
-                                          const CaptureReadOptions& readOptions, const AcceptanceOptions& options,
-                                          std::int64_t anchorCount)
+                                          const CaptureReadOptions& readOptions,
+                                          const AcceptanceOptions& options, std::int64_t anchorCount)
 {
     const auto& recorded = capture.info().layerIds;
     const auto& wanted = draft.spec().auxLayerIds;
@@ -83,11 +83,12 @@ std::optional<LayerIdProbe> probeLayerIds(const DraftForward& draft, const Hidde
         std::transform(accepted.begin(), accepted.end(), given.begin(), gain.begin(), std::minus<>());
         const auto interval = pairedMeanInterval(gain);
         if (interval.low > 0 && probe.advice.empty()) {
-            probe.advice = "the capture's layer ids look one " + std::string(shift < 0 ? "too high" : "too low") +
-                           ": the BF16 draft accepts " + std::to_string(mean(accepted)).substr(0, 5) +
-                           " of its first proposals with ids " + layerIdList(reread.layerIds) + " against " +
-                           std::to_string(mean(given)).substr(0, 5) + " with " + layerIdList(recorded) + " (" +
-                           std::to_string(probe.anchors) + " anchors); pass --layer-ids " +
+            probe.advice = "the capture's layer ids look one " +
+                           std::string(shift < 0 ? "too high" : "too low") + ": the BF16 draft accepts " +
+                           std::to_string(mean(accepted)).substr(0, 5) + " of its first proposals with ids " +
+                           layerIdList(reread.layerIds) + " against " +
+                           std::to_string(mean(given)).substr(0, 5) + " with " + layerIdList(recorded) +
+                           " (" + std::to_string(probe.anchors) + " anchors); pass --layer-ids " +
                            idArgument(reread.layerIds) + " (Layer ids in the app)";
         }
     }

@@ -55,7 +55,8 @@ void MappedFile::read(std::uint64_t offset, std::span<std::byte> out, const std:
     }
     std::size_t done = 0;
     while (done < out.size()) {
-        const auto got = ::pread(m_fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+        const auto got =
+            ::pread(m_fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
         if (got < 0 && errno == EINTR) {
             continue;
         }

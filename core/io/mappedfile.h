@@ -12,7 +12,8 @@ namespace spark {
 class MappedFile
 {
   public:
-    /// @brief Opens and maps @p path. Throws IoError naming the file (missing, not a regular file, unmappable).
+    /// @brief Opens and maps @p path. Throws IoError naming the file (missing, not a regular file,
+    /// unmappable).
     static std::shared_ptr<const MappedFile> open(const std::filesystem::path& path);
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;

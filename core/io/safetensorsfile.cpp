@@ -33,7 +33,8 @@ std::span<const std::byte> SafetensorsFile::bytes(const TensorInfo& tensor) cons
 void SafetensorsFile::read(const TensorInfo& tensor, std::uint64_t offset, std::span<std::byte> out) const
 {
     if (offset + out.size() > tensor.byteSize()) {
-        throw IoError(IoErrorKind::FileSystem, path().string(), "read past the end of the tensor", tensor.name);
+        throw IoError(IoErrorKind::FileSystem, path().string(), "read past the end of the tensor",
+                      tensor.name);
     }
     m_file->read(m_header.dataStart() + tensor.begin + offset, out, tensor.name);
 }

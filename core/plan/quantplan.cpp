@@ -640,9 +640,11 @@ void PlanBuilder::lintIgnoreMismatch(const LayerUnit& unit, const IgnoreVerdict&
 
 /// The user's own ignore entry keeps a layer that a scheme rule quantizes: scheme rules decide first, so the
 /// keep asked for would silently not happen.
-void PlanBuilder::lintKeepOverridden(const LayerUnit& unit, const IgnoreVerdict& verdict, const SchemeRule& rule)
+void PlanBuilder::lintKeepOverridden(const LayerUnit& unit, const IgnoreVerdict& verdict,
+                                     const SchemeRule& rule)
 {
-    const int index = verdict.byName.entryIndex >= 0 ? verdict.byName.entryIndex : verdict.byShards.entryIndex;
+    const int index =
+        verdict.byName.entryIndex >= 0 ? verdict.byName.entryIndex : verdict.byShards.entryIndex;
     if (!rule.scheme->quantizes() || index < 0 || !ignore.fromUser[static_cast<std::size_t>(index)]) {
         return;
     }

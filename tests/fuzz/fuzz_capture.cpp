@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 
 void write(const fs::path& path, const std::uint8_t* data, std::size_t size)
 {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
 }
 
 } // namespace
@@ -32,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size == 0) {
         return 0;
     }
-    static const fs::path folder = fs::temp_directory_path() / ("spark-fuzz-capture-" + std::to_string(::getpid()));
+    static const fs::path folder =
+        fs::temp_directory_path() / ("spark-fuzz-capture-" + std::to_string(::getpid()));
     fs::remove_all(folder);
     fs::create_directories(folder);
     const int reader = data[0] % 4;

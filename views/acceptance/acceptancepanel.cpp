@@ -1,8 +1,8 @@
 #include "views/acceptance/acceptancepanel.h"
 
 #include "core/forward/acceptancerates.h"
-#include "core/forward/captureconverter.h"
 #include "core/forward/acceptancespeed.h"
+#include "core/forward/captureconverter.h"
 #include "core/io/filewriter.h"
 #include "views/acceptance/acceptanceplot.h"
 #include "views/acceptance/acceptancepositionmodel.h"
@@ -19,7 +19,6 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
-#include <QRegularExpression>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -30,6 +29,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
@@ -144,7 +144,8 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
                   setStatus(tr("Cancelled."), false);
               } else {
                   m_progress->setValue(kProgressSteps);
-                  setStatus(tr("Written %1, the product's capture format.").arg(QDir::toNativeSeparators(r.written)),
+                  setStatus(tr("Written %1, the product's capture format.")
+                                .arg(QDir::toNativeSeparators(r.written)),
                             false);
               }
           }),
@@ -565,7 +566,8 @@ void AcceptancePanel::updateSpeed()
 std::optional<CaptureReadOptions> AcceptancePanel::captureReadOptions(QString* why) const
 {
     CaptureReadOptions options;
-    const auto items = m_layerIds->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
+    const auto items =
+        m_layerIds->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts);
     for (const auto& item : items) {
         bool ok = false;
         const int id = item.toInt(&ok);
@@ -593,9 +595,11 @@ std::function<HiddenStateCapture()> AcceptancePanel::captureOpener(QString* why)
         return {};
     }
     const auto snapshot = m_controller->document()->snapshot();
-    std::filesystem::path draft = snapshot && snapshot->checkpoint ? toPath(snapshot->folder) : std::filesystem::path();
+    std::filesystem::path draft =
+        snapshot && snapshot->checkpoint ? toPath(snapshot->folder) : std::filesystem::path();
     const QString target = m_target->text().trimmed();
-    return [path = toPath(path), options = *options, draft, target = target.isEmpty() ? std::filesystem::path() : toPath(target)] {
+    return [path = toPath(path), options = *options, draft,
+            target = target.isEmpty() ? std::filesystem::path() : toPath(target)] {
         if (draft.empty()) {
             return HiddenStateCapture::open(path, options);
         }
@@ -730,8 +734,8 @@ void AcceptancePanel::switchDraftInputs(const QString& folder)
         return;
     }
     if (!m_draftFolder.isEmpty()) {
-        m_inputsByDraft.insert(m_draftFolder,
-                               {m_capture->text(), m_target->text(), m_layerIds->text(), m_promptTokens->value()});
+        m_inputsByDraft.insert(m_draftFolder, {m_capture->text(), m_target->text(), m_layerIds->text(),
+                                               m_promptTokens->value()});
     }
     m_draftFolder = folder;
     const auto inputs = m_inputsByDraft.value(folder);

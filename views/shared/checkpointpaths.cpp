@@ -26,7 +26,9 @@ bool isCapturePath(const QString& path)
     const QDir folder(info.isDir() ? info.absoluteFilePath() : info.absolutePath());
     return folder.exists(QStringLiteral("hidden_states.safetensors")) ||
            folder.exists(QStringLiteral("capture.json")) ||
-           !folder.entryList({QStringLiteral("hs_*.safetensors"), QStringLiteral("*.safetensors.lock")}, QDir::Files)
+           !folder
+                .entryList({QStringLiteral("hs_*.safetensors"), QStringLiteral("*.safetensors.lock")},
+                           QDir::Files)
                 .isEmpty();
 }
 

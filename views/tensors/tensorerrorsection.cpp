@@ -113,9 +113,10 @@ void TensorErrorSection::update()
         return v ? QString::number(*v, format, precision) : tr("n/a");
     };
     // The analysis measures one scheme for every tensor, whatever the plan chose: name it.
-    QString text = tr("Rel. error %1 under %2 · max %3 · p95 %4 · SNR %5 dB")
-                       .arg(s.relErr ? formatRelError(*s.relErr) : tr("n/a"), schemeText(m_analysis->scheme()),
-                            number(s.maxAbsErr, 'g', 4), number(s.p95AbsErr, 'g', 4), number(s.snrDb, 'f', 1));
+    QString text =
+        tr("Rel. error %1 under %2 · max %3 · p95 %4 · SNR %5 dB")
+            .arg(s.relErr ? formatRelError(*s.relErr) : tr("n/a"), schemeText(m_analysis->scheme()),
+                 number(s.maxAbsErr, 'g', 4), number(s.p95AbsErr, 'g', 4), number(s.snrDb, 'f', 1));
     if (s.dequantNonFinite > 0) {
         text += tr(" · %n dequantized value(s) overflow", nullptr, static_cast<int>(s.dequantNonFinite));
     }
