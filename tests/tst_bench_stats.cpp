@@ -89,6 +89,7 @@ class TestBenchStats : public QObject
     void largeTPrecision();
     void degenerateCases();
     void duplicateRepeatNamesBothSources();
+    void mixedSetupsAreNotPooled();
     void csvExpectedDecode_data();
     void csvExpectedDecode();
     void csvExpectedAcceptance_data();
@@ -384,6 +385,51 @@ void TestBenchStats::duplicateRepeatNamesBothSources()
         QString::fromStdString(it->text()),
         QStringLiteral("/runs/second.csv:7: warning: repeat 1 of arm 'w4a16_draft' at prompt length 1024 "
                        "appears more than once (first in first.json); both are used"));
+}
+
+// Runs of one arm at another k or on another target model are not repeats of one measurement: the arm is
+// kept apart per setup, and the runs that agree stay pooled.
+void TestBenchStats::mixedSetupsAreNotPooled()
+{
+    std::vector<BenchRecord> records(4);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        records[i].arm = "bf16_draft";
+        records[i].promptLen = 2048;
+        records[i].repeat = static_cast<int>(i % 2) + 1;
+        records[i].metrics["output_throughput"] = 100.0 + static_cast<double>(i);
+        records[i].extras["model_id"] = "zai-org/GLM-5.2";
+        records[i].extras["num_speculative_tokens"] = i < 2 ? "2" : "3";
+    }
+    auto report = buildBenchReport(records, {}, {});
+    QCOMPARE(report.cells.size(), std::size_t{2});
+    QCOMPARE(QString::fromStdString(report.cells[0].arm), QStringLiteral("bf16_draft [k=2]"));
+    QCOMPARE(QString::fromStdString(report.cells[1].arm), QStringLiteral("bf16_draft [k=3]"));
+    QCOMPARE(report.cells[0].records, std::size_t{2});
+    const bool warned = std::any_of(report.warnings.begin(), report.warnings.end(), [](const BenchWarning& w) {
+        return w.message.find("arm 'bf16_draft' holds runs of different target models or k") != std::string::npos;
+    });
+    QVERIFY(warned);
+
+    records[3].extras["num_speculative_tokens"] = "2";
+    records[2].extras["num_speculative_tokens"] = "2";
+    records[3].extras["model_id"] = "Qwen/Qwen3-32B";
+    report = buildBenchReport(records, {}, {});
+    QCOMPARE(report.cells.size(), std::size_t{2});
+    const auto cellRecords = [&](const char* arm) {
+        for (const auto& cell : report.cells) {
+            if (cell.arm == arm) {
+                return cell.records;
+            }
+        }
+        return std::size_t{0};
+    };
+    QCOMPARE(cellRecords("bf16_draft [Qwen/Qwen3-32B]"), std::size_t{1});
+    QCOMPARE(cellRecords("bf16_draft [zai-org/GLM-5.2]"), std::size_t{3});
+
+    records[3].extras["model_id"] = "zai-org/GLM-5.2";
+    report = buildBenchReport(records, {}, {});
+    QCOMPARE(report.cells.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(report.cells[0].arm), QStringLiteral("bf16_draft"));
 }
 
 namespace {

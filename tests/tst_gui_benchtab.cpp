@@ -436,6 +436,30 @@ class TestGuiBenchTab : public QObject
         QVERIFY2(lines >= 8, qPrintable(QStringLiteral("the plot is %1 px high").arg(plot->height())));
     }
 
+    // The same arm measured at k = 2 and k = 3 is two arms in the table, not one cell of mixed repeats.
+    void mixedKIsNotPooled()
+    {
+        const QString source = QString::fromStdString(
+            test::dataPath("bench/glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json").string());
+        QByteArray text = head(source, 1 << 20);
+        const QString k3 = m_dir.filePath(QStringLiteral("bf16-k3.json"));
+        QFile out(k3);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text.replace("\"num_speculative_tokens\": \"2\"", "\"num_speculative_tokens\": \"3\""));
+        out.close();
+        BenchmarksTab tab;
+        QSignalSpy changed(&tab, &BenchmarksTab::reportChanged);
+        tab.importFiles({source, k3});
+        QTRY_VERIFY_WITH_TIMEOUT(tab.report() && !tab.report()->cells.empty(), 20000);
+        QStringList arms;
+        for (const auto& cell : tab.report()->cells) {
+            arms.append(QString::fromStdString(cell.arm));
+        }
+        arms.removeDuplicates();
+        arms.sort();
+        QCOMPARE(arms, (QStringList{QStringLiteral("bf16_draft [k=2]"), QStringLiteral("bf16_draft [k=3]")}));
+    }
+
     void modelConfigIsNotARecord()
     {
         // A draft's config.json among the results was a record of no arm, which added an empty arm to every

@@ -52,6 +52,56 @@ const BenchComparison* BenchReport::comparison(const std::string& metric, long l
     return nullptr;
 }
 
+namespace {
+
+/// What a run measured besides its arm: the target model and k. Runs of one arm that differ in them are not
+/// repeats of one measurement.
+std::string setupOf(const BenchRecord& r, bool model, bool k)
+{
+    std::string out;
+    if (model) {
+        const auto it = r.extras.find("model_id");
+        out += it == r.extras.end() ? std::string("model unknown") : it->second;
+    }
+    if (k) {
+        const auto declared = declaredSpeculativeTokens(r);
+        out += std::string(out.empty() ? "" : ", ") + (declared ? "k=" + std::to_string(*declared) : "k unknown");
+    }
+    return out;
+}
+
+/// An arm whose runs differ in target model or k becomes one arm per setup ("bf16_draft [k=3]"), so the
+/// report never pools them into one cell (whose repeats the speed model would then refuse).
+void splitMixedArms(std::vector<BenchRecord>& records, std::vector<BenchWarning>& warnings)
+{
+    std::map<std::string, std::set<std::string>> models, ks;
+    for (const auto& r : records) {
+        models[r.arm].insert(setupOf(r, true, false));
+        ks[r.arm].insert(setupOf(r, false, true));
+    }
+    std::map<std::string, std::set<std::string>> split; // arm -> its new names
+    for (auto& r : records) {
+        const bool byModel = models[r.arm].size() > 1, byK = ks[r.arm].size() > 1;
+        if (!byModel && !byK) {
+            continue;
+        }
+        const auto arm = r.arm;
+        r.arm += " [" + setupOf(r, byModel, byK) + "]";
+        split[arm].insert(r.arm);
+    }
+    for (const auto& [arm, names] : split) {
+        std::string list;
+        for (const auto& n : names) {
+            list += (list.empty() ? "'" : ", '") + n + "'";
+        }
+        warnings.push_back({BenchWarningKind::InferredTag, {}, 0,
+                            "arm '" + arm + "' holds runs of different target models or k; they are kept apart as " +
+                                list + " instead of pooled as repeats"});
+    }
+}
+
+} // namespace
+
 BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReportOptions& options,
                              std::vector<BenchWarning> importWarnings)
 {
@@ -59,12 +109,15 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
     report.confidence = options.confidence;
     report.warnings = std::move(importWarnings);
 
-    std::vector<std::string> armsSeen;
-    std::set<long long> lens;
     for (auto& r : records) {
         if (r.arm.empty()) {
             r.arm = "(no arm)";
         }
+    }
+    splitMixedArms(records, report.warnings);
+    std::vector<std::string> armsSeen;
+    std::set<long long> lens;
+    for (auto& r : records) {
         // Counters alone (a /metrics pair, a log) still give the acceptance metrics.
         if (r.counters && !r.metrics.count(benchmetric::kAcceptanceRate) && r.counters->draftTokens > 0) {
             r.metrics[benchmetric::kAcceptanceRate] = r.counters->acceptanceRate();

@@ -5,10 +5,8 @@
 #include <set>
 
 namespace spark {
-namespace {
 
-/// The k a record declares: vLLM's --metadata num_speculative_tokens=K (a string) or a CSV column.
-std::optional<int> declaredK(const BenchRecord& r)
+std::optional<int> declaredSpeculativeTokens(const BenchRecord& r)
 {
     if (const auto v = r.metric("num_speculative_tokens"); v && *v >= 0 && *v == std::floor(*v)) {
         return static_cast<int>(*v);
@@ -23,6 +21,8 @@ std::optional<int> declaredK(const BenchRecord& r)
     }
     return std::nullopt;
 }
+
+namespace {
 
 double draftsOf(const BenchRecord& r)
 {
@@ -59,7 +59,7 @@ CellAcceptance poolCellAcceptance(const std::vector<const BenchRecord*>& records
     bool allCounted = true;
     for (const auto* r : records) {
         out.drafted = out.drafted || drafted(*r);
-        if (const auto k = declaredK(*r)) {
+        if (const auto k = declaredSpeculativeTokens(*r)) {
             declared.insert(*k);
         }
         if (!r->perPositionAcceptance.empty()) {

@@ -2,6 +2,7 @@
 
 #include "core/bench/benchrecord.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct CellAcceptance
     /// @brief k: the number of per-position values (0 for a cell without speculation).
     int k() const { return static_cast<int>(perPosition.size()); }
 };
+
+/// @brief The k a record declares: vLLM's --metadata num_speculative_tokens=K (a string) or a CSV column.
+std::optional<int> declaredSpeculativeTokens(const BenchRecord& record);
 
 /// @brief Pools the per-position acceptance of one cell's repeats (speed-model.md §1).
 CellAcceptance poolCellAcceptance(const std::vector<const BenchRecord*>& records);
