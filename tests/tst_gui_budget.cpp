@@ -206,14 +206,38 @@ class TestGuiBudget : public QObject
         QCOMPARE(undo->count(), undoBefore + 1);
         QVERIFY(panel->changesTable()->rowCount() > 0);
 
-        // A drag is one undo step.
+        // A drag is one undo step, and what it changed is listed against the plan it started from.
+        window.planController()->recomputeNow();
+        const auto start = window.planController()->plan();
         panel->budgetSlider()->setSliderDown(true);
         Q_EMIT panel->budgetSlider()->sliderPressed();
         panel->budgetSlider()->setValue(other);
+        window.planController()->recomputeNow();
         panel->budgetSlider()->setValue(other + 1 < points ? other + 1 : other - 1);
         panel->budgetSlider()->setSliderDown(false);
         QCOMPARE(undo->count(), undoBefore + 2);
         QVERIFY(planMatches(window, *panel, panel->appliedPoint()));
+        QStringList changed;
+        for (const auto& m : window.planController()->plan()->modules) {
+            const auto* was = start->findModule(m.name);
+            const bool quantNow = m.decision == PlanDecision::Quantize;
+            const bool quantWas = was->decision == PlanDecision::Quantize;
+            if (quantNow != quantWas || (quantNow && (m.scheme != was->scheme || m.rounding != was->rounding))) {
+                changed.append(QString::fromStdString(m.name));
+            }
+        }
+        QStringList listed;
+        for (int row = 0; row < panel->changesTable()->rowCount(); ++row) {
+            listed.append(panel->changesTable()->item(row, 0)->text());
+            const auto* was = start->findModule(listed.back().toStdString());
+            const QString before = panel->changesTable()->item(row, 1)->text();
+            QVERIFY2(before.startsWith(schemeText(was->decision == PlanDecision::Quantize ? *was->scheme
+                                                                                      : keepScheme())),
+                     qPrintable(listed.back() + QStringLiteral(": ") + before));
+        }
+        changed.sort();
+        listed.sort();
+        QCOMPARE(listed, changed);
 
         // Undo goes back to the first application, then to the plan before any budget.
         undo->undo();

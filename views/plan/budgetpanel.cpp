@@ -481,14 +481,20 @@ void BudgetPanel::applyPoint(int index)
         return c.second == &rtnRounding() ? schemeText(*c.first)
                                           : tr("%1 · %2").arg(schemeText(*c.first), roundingText(*c.second));
     };
-    std::map<std::string, Choice> before;
-    if (const auto plan = m_controller->plan()) {
-        for (const auto& m : plan->modules) {
-            before[m.name] = m.decision == PlanDecision::Quantize && m.rounding
-                                 ? Choice{m.scheme, m.rounding}
-                                 : Choice{&keepScheme(), &rtnRounding()};
+    // Against the plan the user started from: a drag is one session (one undo step), so every position
+    // it passes lists the change from where the drag began, not from the step before.
+    if (m_changesSession != m_mergeSession) {
+        m_changesSession = m_mergeSession;
+        m_sessionStart.clear();
+        if (const auto plan = m_controller->plan()) {
+            for (const auto& m : plan->modules) {
+                m_sessionStart[m.name] = m.decision == PlanDecision::Quantize && m.rounding
+                                             ? Choice{m.scheme, m.rounding}
+                                             : Choice{&keepScheme(), &rtnRounding()};
+            }
         }
     }
+    const auto& before = m_sessionStart;
     m_changes->setRowCount(0);
     for (const auto& choice : allocation.units) {
         const Choice now{choice.scheme, choice.scheme->quantizes() ? choice.rounding : &rtnRounding()};

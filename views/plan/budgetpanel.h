@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -139,6 +140,10 @@ class BudgetPanel : public QWidget
     PlanEdits m_baseEdits; ///< the edits the sweep was made for; applications add rules to these
     int m_applied = -1;
     int m_mergeSession = 0;
+    /// Each module's scheme and rounding when the slider session m_changesSession began: what the "what
+    /// changed" table compares with.
+    std::map<std::string, std::pair<const WeightScheme*, const RoundingMethod*>> m_sessionStart;
+    int m_changesSession = -1;
     bool m_settingSlider = false;
 };
 
