@@ -239,6 +239,23 @@ class TestGuiBudget : public QObject
         listed.sort();
         QCOMPARE(listed, changed);
 
+        // α handed over (the Acceptance tab's "Use as α") solves the point in use again, at its bytes.
+        {
+            const auto budget = panel->allocator()->frontier()[static_cast<std::size_t>(panel->appliedPoint())];
+            const int index = undo->index();
+            panel->setExternalAlphas({QStringLiteral("re:.*down_proj$=50")}, QStringLiteral("a test"));
+            window.planController()->recomputeNow();
+            QVERIFY(panel->appliedPoint() >= 0);
+            QVERIFY(planMatches(window, *panel, panel->appliedPoint()));
+            QVERIFY(panel->allocator()->frontier()[static_cast<std::size_t>(panel->appliedPoint())].streamedBytes <=
+                    budget.streamedBytes);
+            QCOMPARE(undo->index(), index + 1); // one undo step
+            // Back to the drag's plan and the weights without α, for the steps below.
+            panel->setExternalAlphas({}, QString());
+            undo->setIndex(index);
+            window.planController()->recomputeNow();
+        }
+
         // Undo goes back to the first application, then to the plan before any budget.
         undo->undo();
         window.planController()->recomputeNow();

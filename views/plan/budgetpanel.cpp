@@ -360,12 +360,26 @@ void BudgetPanel::onSweepFinished(const SweepJobResult& result)
 
 void BudgetPanel::setExternalAlphas(const QStringList& rules, const QString& source)
 {
+    // A budget point in use is solved again under the new α, at the same streamed bytes: the plan and the
+    // "Budget point" line then describe the same allocation.
+    std::optional<std::uint64_t> budget;
+    if (m_allocator && m_applied >= 0) {
+        budget = m_allocator->frontier()[static_cast<std::size_t>(m_applied)].streamedBytes;
+    }
     m_externalAlphas = rules;
     m_alphaSource->setText(tr("α: %1").arg(source));
     m_alphaSource->setToolTip(rules.join(QLatin1Char('\n')));
     m_alphaSource->setVisible(!rules.isEmpty());
     m_clearAlphas->setVisible(!rules.isEmpty());
     rebuildAllocator();
+    if (const auto index = budget && m_allocator ? m_allocator->bestWithin(*budget) : std::nullopt) {
+        ++m_mergeSession;
+        m_settingSlider = true;
+        m_slider->setValue(static_cast<int>(*index));
+        m_settingSlider = false;
+        applyPoint(static_cast<int>(*index));
+        Q_EMIT statusMessage(tr("The budget point was solved again with α from %1.").arg(source));
+    }
     if (!rules.isEmpty() && !m_sweep) {
         Q_EMIT statusMessage(tr("α from %1 will weigh the frontier once the draft is swept.").arg(source));
     }
