@@ -405,9 +405,11 @@ void TestBenchStats::mixedSetupsAreNotPooled()
     QCOMPARE(QString::fromStdString(report.cells[0].arm), QStringLiteral("bf16_draft [k=2]"));
     QCOMPARE(QString::fromStdString(report.cells[1].arm), QStringLiteral("bf16_draft [k=3]"));
     QCOMPARE(report.cells[0].records, std::size_t{2});
-    const bool warned = std::any_of(report.warnings.begin(), report.warnings.end(), [](const BenchWarning& w) {
-        return w.message.find("arm 'bf16_draft' holds runs of different target models or k") != std::string::npos;
-    });
+    const bool warned =
+        std::any_of(report.warnings.begin(), report.warnings.end(), [](const BenchWarning& w) {
+            return w.message.find("arm 'bf16_draft' holds runs of different target models or k") !=
+                   std::string::npos;
+        });
     QVERIFY(warned);
 
     records[3].extras["num_speculative_tokens"] = "2";

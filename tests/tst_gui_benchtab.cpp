@@ -440,7 +440,8 @@ class TestGuiBenchTab : public QObject
     void mixedKIsNotPooled()
     {
         const QString source = QString::fromStdString(
-            test::dataPath("bench/glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json").string());
+            test::dataPath("bench/glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json")
+                .string());
         QByteArray text = head(source, 1 << 20);
         const QString k3 = m_dir.filePath(QStringLiteral("bf16-k3.json"));
         QFile out(k3);

@@ -222,7 +222,8 @@ class TestGuiBudget : public QObject
             const auto* was = start->findModule(m.name);
             const bool quantNow = m.decision == PlanDecision::Quantize;
             const bool quantWas = was->decision == PlanDecision::Quantize;
-            if (quantNow != quantWas || (quantNow && (m.scheme != was->scheme || m.rounding != was->rounding))) {
+            if (quantNow != quantWas ||
+                (quantNow && (m.scheme != was->scheme || m.rounding != was->rounding))) {
                 changed.append(QString::fromStdString(m.name));
             }
         }
@@ -231,8 +232,8 @@ class TestGuiBudget : public QObject
             listed.append(panel->changesTable()->item(row, 0)->text());
             const auto* was = start->findModule(listed.back().toStdString());
             const QString before = panel->changesTable()->item(row, 1)->text();
-            QVERIFY2(before.startsWith(schemeText(was->decision == PlanDecision::Quantize ? *was->scheme
-                                                                                      : keepScheme())),
+            QVERIFY2(before.startsWith(
+                         schemeText(was->decision == PlanDecision::Quantize ? *was->scheme : keepScheme())),
                      qPrintable(listed.back() + QStringLiteral(": ") + before));
         }
         changed.sort();
@@ -241,14 +242,16 @@ class TestGuiBudget : public QObject
 
         // α handed over (the Acceptance tab's "Use as α") solves the point in use again, at its bytes.
         {
-            const auto budget = panel->allocator()->frontier()[static_cast<std::size_t>(panel->appliedPoint())];
+            const auto budget =
+                panel->allocator()->frontier()[static_cast<std::size_t>(panel->appliedPoint())];
             const int index = undo->index();
             panel->setExternalAlphas({QStringLiteral("re:.*down_proj$=50")}, QStringLiteral("a test"));
             window.planController()->recomputeNow();
             QVERIFY(panel->appliedPoint() >= 0);
             QVERIFY(planMatches(window, *panel, panel->appliedPoint()));
-            QVERIFY(panel->allocator()->frontier()[static_cast<std::size_t>(panel->appliedPoint())].streamedBytes <=
-                    budget.streamedBytes);
+            QVERIFY(panel->allocator()
+                        ->frontier()[static_cast<std::size_t>(panel->appliedPoint())]
+                        .streamedBytes <= budget.streamedBytes);
             QCOMPARE(undo->index(), index + 1); // one undo step
             // Back to the drag's plan and the weights without α, for the steps below.
             panel->setExternalAlphas({}, QString());

@@ -65,7 +65,8 @@ std::string setupOf(const BenchRecord& r, bool model, bool k)
     }
     if (k) {
         const auto declared = declaredSpeculativeTokens(r);
-        out += std::string(out.empty() ? "" : ", ") + (declared ? "k=" + std::to_string(*declared) : "k unknown");
+        out += std::string(out.empty() ? "" : ", ") +
+               (declared ? "k=" + std::to_string(*declared) : "k unknown");
     }
     return out;
 }
@@ -94,8 +95,11 @@ void splitMixedArms(std::vector<BenchRecord>& records, std::vector<BenchWarning>
         for (const auto& n : names) {
             list += (list.empty() ? "'" : ", '") + n + "'";
         }
-        warnings.push_back({BenchWarningKind::InferredTag, {}, 0,
-                            "arm '" + arm + "' holds runs of different target models or k; they are kept apart as " +
+        warnings.push_back({BenchWarningKind::InferredTag,
+                            {},
+                            0,
+                            "arm '" + arm +
+                                "' holds runs of different target models or k; they are kept apart as " +
                                 list + " instead of pooled as repeats"});
     }
 }
