@@ -54,40 +54,43 @@ const BenchComparison* BenchReport::comparison(const std::string& metric, long l
 
 namespace {
 
-/// What a run measured besides its arm: the target model and k. Runs of one arm that differ in them are not
-/// repeats of one measurement.
-std::string setupOf(const BenchRecord& r, bool model, bool k)
+/// What a run measured besides its arm: the target model and k, empty when the run does not say.
+std::string modelOf(const BenchRecord& r)
 {
-    std::string out;
-    if (model) {
-        const auto it = r.extras.find("model_id");
-        out += it == r.extras.end() ? std::string("model unknown") : it->second;
-    }
-    if (k) {
-        const auto declared = declaredSpeculativeTokens(r);
-        out += std::string(out.empty() ? "" : ", ") +
-               (declared ? "k=" + std::to_string(*declared) : "k unknown");
-    }
-    return out;
+    const auto it = r.extras.find("model_id");
+    return it == r.extras.end() ? std::string() : it->second;
 }
 
-/// An arm whose runs differ in target model or k becomes one arm per setup ("bf16_draft [k=3]"), so the
-/// report never pools them into one cell (whose repeats the speed model would then refuse).
+std::string kOf(const BenchRecord& r)
+{
+    const auto k = declaredSpeculativeTokens(r);
+    return k ? "k=" + std::to_string(*k) : std::string();
+}
+
+/// An arm whose runs name different target models or k is kept apart per setup, so that the report never
+/// pools them into one cell (whose repeats the speed model would then refuse): the arm's first setup keeps
+/// its name, every other one gets a tagged arm ("bf16_draft [k=3]"). Runs that do not say are not evidence
+/// of a difference and stay with the first setup.
 void splitMixedArms(std::vector<BenchRecord>& records, std::vector<BenchWarning>& warnings)
 {
-    std::map<std::string, std::set<std::string>> models, ks;
+    std::map<std::string, std::pair<std::string, std::string>> first; // arm -> its first model and k
     for (const auto& r : records) {
-        models[r.arm].insert(setupOf(r, true, false));
-        ks[r.arm].insert(setupOf(r, false, true));
+        auto& [model, k] = first[r.arm];
+        model = model.empty() ? modelOf(r) : model;
+        k = k.empty() ? kOf(r) : k;
     }
     std::map<std::string, std::set<std::string>> split; // arm -> its new names
     for (auto& r : records) {
-        const bool byModel = models[r.arm].size() > 1, byK = ks[r.arm].size() > 1;
-        if (!byModel && !byK) {
+        const auto& [model, k] = first[r.arm];
+        const auto ownModel = modelOf(r), ownK = kOf(r);
+        const bool otherModel = !ownModel.empty() && ownModel != model;
+        const bool otherK = !ownK.empty() && ownK != k;
+        if (!otherModel && !otherK) {
             continue;
         }
         const auto arm = r.arm;
-        r.arm += " [" + setupOf(r, byModel, byK) + "]";
+        r.arm += " [" + (otherModel ? ownModel : std::string()) + (otherModel && otherK ? ", " : "") +
+                 (otherK ? ownK : std::string()) + "]";
         split[arm].insert(r.arm);
     }
     for (const auto& [arm, names] : split) {

@@ -24,8 +24,7 @@ inline constexpr const char* kCaptureSidecar = "capture.json";
 struct CaptureInfo
 {
     std::filesystem::path path;
-    std::string
-        format; ///< kCaptureFormat, "speculators hs directory", "vLLM hidden-states connector folder", ...
+    std::string format;         ///< kCaptureFormat, "vLLM hidden-states connector folder", ...
     std::vector<int> layerIds;  ///< captured target layers, vLLM aux semantics, in slot order
     std::string layerIdsSource; ///< where the ids came from: the file, its sidecar, the user, or the draft
     std::int64_t hiddenSize = 0;
@@ -89,8 +88,8 @@ struct CapturePart
 /// @brief Target hidden states captured on the serving machine, read without loading them whole (mmap),
 /// whatever wrote them: the product's own file (draft-forward.md §7), a folder of speculators'
 /// hs_*.safetensors or of vLLM's connector files ({request}.safetensors), BF16 or FP8 with per-token
-/// scales (capturesource.h, one adapter per layout). Every problem is a ForwardInputError naming the file
-/// and the field.
+/// scales, or DeepSpec's target cache (capturesource.h, one adapter per layout). Every problem is a
+/// ForwardInputError naming the file and the field.
 class HiddenStateCapture
 {
   public:
@@ -101,7 +100,7 @@ class HiddenStateCapture
     std::int64_t sampleLength(std::int64_t sample) const;
     /// @brief The file that holds @p sample (the capture file, or its per-sequence file).
     const std::filesystem::path& sampleFile(std::int64_t sample) const;
-    /// @brief The dtype the hidden states are stored in (F8_E4M3 ones are dequantized by hidden()).
+    /// @brief The dtype the hidden states are stored in (FP8 ones are dequantized by hidden()).
     DType storedDType() const;
     CapturedSequence sequence(std::int64_t sample) const;
 
