@@ -115,7 +115,8 @@ HiddenStateCapture openJobCapture(const AcceptanceJob& job)
 AcceptanceRun runAcceptance(const AcceptanceJob& job)
 {
     AcceptanceRun run;
-    const auto capture = openJobCapture(job);
+    const auto readOptions = jobCaptureOptions(job);
+    const auto capture = HiddenStateCapture::open(job.capture, readOptions);
     auto drafts = openAcceptanceDrafts(job, capture);
     run.spec = drafts.spec;
     run.baseName = drafts.baseName;
@@ -145,7 +146,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
     if (!run.summary.positions.empty()) {
         run.lowAcceptance = lowAcceptanceHint(run.summary.positions.front().acceptBase);
     }
-    run.layerIdProbe = probeLayerIds(*drafts.base, capture, jobCaptureOptions(job), options);
+    run.layerIdProbe = probeLayerIds(*drafts.base, capture, readOptions, options);
     return run;
 }
 

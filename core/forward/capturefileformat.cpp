@@ -4,6 +4,7 @@
 #include "core/forward/capturesource.h"
 #include "core/forward/draftspec.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace spark {
@@ -22,7 +23,7 @@ bool parseBool(const std::string& file, const std::string& field, const std::str
 
 } // namespace
 
-CaptureLayout readCaptureFile(const std::filesystem::path& path)
+CaptureLayout readCaptureFile(const std::filesystem::path& path, const CaptureReadOptions& options)
 {
     const auto file = SafetensorsFile::open(path);
     const auto name = path.string();
@@ -101,6 +102,7 @@ CaptureLayout readCaptureFile(const std::filesystem::path& path)
         part.tokens = columnRows(*file, tokens, off[s], length);
         part.lossMask = columnRows(*file, lossMask, off[s], length);
         part.targetArgmax = columnRows(*file, argmax, off[s], length);
+        part.skip = lossMask == nullptr && options.promptTokens ? std::min(*options.promptTokens, length) : 0;
         layout.parts.push_back(part);
     }
     layout.hasLossMask = lossMask != nullptr;

@@ -27,8 +27,9 @@ struct CaptureLayout
     bool promptUnknown = false;
 };
 
-/// @brief The product's own file (draft-forward.md §7).
-CaptureLayout readCaptureFile(const std::filesystem::path& path);
+/// @brief The product's own file (draft-forward.md §7); a prompt length in @p options marks the leading
+/// tokens of a file without a loss mask.
+CaptureLayout readCaptureFile(const std::filesystem::path& path, const CaptureReadOptions& options);
 /// @brief A folder of per-sequence files: speculators' hs_*.safetensors or vLLM's connector output
 /// ({request}.safetensors), BF16 or FP8 with per-token scales, with an optional capture.json sidecar.
 CaptureLayout readCaptureFolder(const std::filesystem::path& path, const CaptureReadOptions& options);

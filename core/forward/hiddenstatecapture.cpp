@@ -82,7 +82,7 @@ HiddenStateCapture HiddenStateCapture::open(const fs::path& path, const CaptureR
         // one file per sequence.
         const auto single = path / kCaptureFileName;
         if (!fs::exists(path / kCaptureSidecar, ec) && fs::is_regular_file(single, ec)) {
-            layout = readCaptureFile(single);
+            layout = readCaptureFile(single, options);
         } else if (isDeepSpecCache(path)) {
             layout = readDeepSpecCache(path);
         } else {
@@ -91,17 +91,12 @@ HiddenStateCapture HiddenStateCapture::open(const fs::path& path, const CaptureR
     } else if (!fs::exists(path, ec)) {
         throw ForwardInputError(path.string(), "path", "does not exist");
     } else {
-        layout = readCaptureFile(path);
+        layout = readCaptureFile(path, options);
     }
     if (options.promptTokens && layout.hasLossMask) {
         throw ForwardInputError(layout.info.path.string(), "loss_mask",
                                 "present: the capture says which tokens were generated, so a prompt length "
                                 "(--prompt-tokens) does not apply");
-    }
-    if (options.promptTokens && !layout.hasLossMask && layout.info.format == kCaptureFormat) {
-        for (auto& part : layout.parts) {
-            part.skip = std::min(*options.promptTokens, part.length);
-        }
     }
     settleLayerIds(layout, options);
     if (layout.promptUnknown) {
