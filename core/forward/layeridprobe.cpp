@@ -1,6 +1,7 @@
 #include "core/forward/layeridprobe.h"
 
 #include "core/util/statistics.h"
+#include "core/util/textformat.h"
 
 #include <algorithm>
 #include <numeric>
@@ -85,11 +86,11 @@ std::optional<LayerIdProbe> probeLayerIds(const DraftForward& draft, const Hidde
         if (interval.low > 0 && probe.advice.empty()) {
             probe.advice = "the capture's layer ids look one " +
                            std::string(shift < 0 ? "too high" : "too low") + ": the BF16 draft accepts " +
-                           std::to_string(mean(accepted)).substr(0, 5) + " of its first proposals with ids " +
-                           layerIdList(reread.layerIds) + " against " +
-                           std::to_string(mean(given)).substr(0, 5) + " with " + layerIdList(recorded) +
-                           " (" + std::to_string(probe.anchors) + " anchors); pass --layer-ids " +
-                           idArgument(reread.layerIds) + " (Layer ids in the app)";
+                           formatFixed(mean(accepted), 3) + " of its first proposals with ids " +
+                           layerIdList(reread.layerIds) + " against " + formatFixed(mean(given), 3) +
+                           " with " + layerIdList(recorded) + " (" + std::to_string(probe.anchors) +
+                           " anchors); pass --layer-ids " + idArgument(reread.layerIds) +
+                           " (Layer ids in the app)";
         }
     }
     return probe;
