@@ -322,7 +322,7 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
     }
     switch (index.column()) {
     case Module:
-        if (role == Qt::DisplayRole || role == SortRole) {
+        if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole) {
             return QString::fromStdString(m.name);
         }
         break;

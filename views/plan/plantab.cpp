@@ -182,10 +182,13 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_modulesView->horizontalHeader()->setStretchLastSection(true);
     m_modulesView->setWordWrap(false);
     const int charWidth = fontMetrics().averageCharWidth();
-    m_modulesView->setColumnWidth(PlanModuleModel::Module, charWidth * 26);
-    m_modulesView->setColumnWidth(PlanModuleModel::VllmName, charWidth * 32);
-    m_modulesView->setColumnWidth(PlanModuleModel::Role, charWidth * 10);
-    m_modulesView->setColumnWidth(PlanModuleModel::Decision, charWidth * 22);
+    // The names elide in the middle (their full text is the tooltip), so that beside the rules editor the
+    // decision, error and both byte columns stay in view at 1200 pixels.
+    m_modulesView->setTextElideMode(Qt::ElideMiddle);
+    m_modulesView->setColumnWidth(PlanModuleModel::Module, charWidth * 21);
+    m_modulesView->setColumnWidth(PlanModuleModel::VllmName, charWidth * 21);
+    m_modulesView->setColumnWidth(PlanModuleModel::Role, charWidth * 8);
+    m_modulesView->setColumnWidth(PlanModuleModel::Decision, charWidth * 23);
     m_modulesView->setColumnWidth(PlanModuleModel::RelError, charWidth * 11);
     m_modulesView->setColumnWidth(PlanModuleModel::Reason, charWidth * 60);
     m_modulesView->setColumnWidth(PlanModuleModel::Bytes, charWidth * 13);
