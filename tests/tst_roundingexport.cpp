@@ -76,6 +76,7 @@ class TestRoundingExport : public QObject
     void groupsPerSchemeAndRounding();
     void mixedExportVerifiesBitExact();
     void verifyReadsTheObserver();
+    void codesOnNvfp4Only();
     void planFileRoundTrip();
     void planFileRejectsUnknownRounding();
     void badRoundingRules();
@@ -289,6 +290,55 @@ void TestRoundingExport::verifyReadsTheObserver()
     QVERIFY(unknownComparison.ok()); // not checkable, not wrong
     QVERIFY(unknownComparison.bitExactModules() < plan.quantizedModules().size());
     QVERIFY(checkCheckpoint(unknown).ok()); // vLLM ignores the observer
+}
+
+void TestRoundingExport::codesOnNvfp4Only()
+{
+    // codes as the default: the NVFP4 units take it, the W4A16 ones keep rtn (one lint finding); the export
+    // verifies bit for bit, and relabelled as rtn it does not (verify recomputes the scale-code search).
+    QTemporaryDir dir;
+    const auto src = writeDraft(dir);
+    const auto source = Checkpoint::open(src);
+    PlanOptions options;
+    options.schemes = {"re:.*\\.(gate_up|gate|up)_proj$=NVFP4A16"};
+    options.rounding = "codes";
+    const auto plan = makePlan(source.config(), infosOf(source), options);
+    QVERIFY(plan.errors.empty());
+    std::size_t nvfp4 = 0;
+    for (const auto* m : plan.quantizedModules()) {
+        const bool fp4 = m->scheme->family == SchemeFamily::Nvfp4;
+        QCOMPARE(m->rounding->name, std::string_view(fp4 ? "codes" : "rtn"));
+        nvfp4 += fp4;
+    }
+    QVERIFY(nvfp4 > 0 && nvfp4 < plan.quantizedModules().size());
+    QCOMPARE(std::count_if(plan.lint.begin(), plan.lint.end(),
+                           [](const LintFinding& f) { return f.id == "rounding-not-applicable"; }),
+             std::ptrdiff_t{1});
+
+    const fs::path out = fs::path(dir.path().toStdString()) / "out";
+    exportCheckpoint(source, plan, {out});
+    const auto written = Checkpoint::open(out);
+    const auto report = verifyExport(source, written);
+    QVERIFY2(report.ok(), problemsText(report).c_str());
+    QCOMPARE(report.bitExactModules, plan.quantizedModules().size());
+    QVERIFY(compareCheckpoints(source, written).ok());
+    QVERIFY(checkCheckpoint(written).ok());
+
+    const fs::path copy = fs::path(dir.path().toStdString()) / "as-rtn";
+    fs::copy(out, copy, fs::copy_options::recursive);
+    auto config = nlohmann::json::parse(readFile(copy / "config.json"));
+    int relabelled = 0;
+    for (auto& [key, group] : config["quantization_config"]["config_groups"].items()) {
+        auto& kwargs = group["weights"]["observer_kwargs"];
+        if (kwargs.is_object() && kwargs.contains("sparkulator_rounding")) {
+            QCOMPARE(kwargs["sparkulator_rounding"].get<std::string>(), std::string("codes"));
+            kwargs.erase("sparkulator_rounding");
+            ++relabelled;
+        }
+    }
+    QCOMPARE(relabelled, 1);
+    writeFile(copy / "config.json", config.dump(2));
+    QVERIFY(!verifyExport(source, Checkpoint::open(copy)).ok());
 }
 
 void TestRoundingExport::planFileRoundTrip()

@@ -1,10 +1,13 @@
 // Rounding methods against tests/data/golden-rounding: `mse` byte for byte with llm-compressor's
 // memoryless_mse observer + the compressed-tensors compressors (the real code wrote the expected files, see
 // the folder's README), on BF16, F16 and F32 weights with zero, one-signed, tiny and outlier groups and a
-// module whose result depends on the global patience; `range` against an independent naive search.
+// module whose result depends on the global patience; `range` against an independent naive search; NVFP4
+// `codes` byte for byte with tools/reference/nvfp4_codes.py (its definition in numpy, from the spec).
+#include "core/io/checkpoint.h"
 #include "core/io/floatconv.h"
 #include "core/io/safetensorsfile.h"
 #include "core/quant/fp8e4m3.h"
+#include "core/quant/modulecontexts.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/roundingsearch.h"
@@ -194,6 +197,8 @@ class TestRoundingGolden : public QObject
     void mse();
     void range_data();
     void range();
+    void codes_data();
+    void codes();
     void streamedAndThreaded();
     void rtnUntouched();
     void errors();
@@ -201,7 +206,7 @@ class TestRoundingGolden : public QObject
 
 void TestRoundingGolden::registry()
 {
-    QCOMPARE(roundingMethods().size(), std::size_t{3});
+    QCOMPARE(roundingMethods().size(), std::size_t{4});
     QCOMPARE(&rtnRounding(), findRoundingMethod("RTN"));
     QVERIFY(!rtnRounding().searches());
     const auto* mse = findRoundingMethod("mse");
@@ -211,7 +216,13 @@ void TestRoundingGolden::registry()
     const auto* range = findRoundingMethod("range");
     QVERIFY(range && !range->ctExact && range->steps == 51 && range->shrink(50) == 0.5f);
     QVERIFY(!findRoundingMethod("gptq"));
-    QCOMPARE(roundingMethodNames(), std::string("rtn, mse, range"));
+    QCOMPARE(roundingMethodNames(), std::string("rtn, mse, range, codes"));
+    const auto* codes = findRoundingMethod("codes");
+    QVERIFY(codes && !codes->ctExact && !codes->searches() && !codes->isRtn() && rtnRounding().isRtn());
+    QVERIFY(codes->appliesTo(*findWeightScheme("NVFP4A16")));
+    for (const char* scheme : {"W4A16", "W8A16", "W4A16_ASYM", "FP8_DYNAMIC", "BF16"}) {
+        QVERIFY2(!codes->appliesTo(*findWeightScheme(scheme)), scheme);
+    }
 }
 
 void TestRoundingGolden::mse_data()
@@ -296,6 +307,54 @@ void TestRoundingGolden::range()
             }
         }
     }
+}
+
+void TestRoundingGolden::codes_data()
+{
+    QTest::addColumn<QString>("dtype");
+    for (const char* dt : {"BF16", "F16", "F32"}) {
+        QTest::addRow("%s", dt) << QString::fromLatin1(dt);
+    }
+}
+
+void TestRoundingGolden::codes()
+{
+    // Through moduleContexts, as export, verify and compare reach it: gate/up one fused set, o_proj alone.
+    QFETCH(QString, dtype);
+    const auto path = dataPath("golden-rounding/input-" + dtype.toStdString() + ".safetensors");
+    const auto checkpoint = Checkpoint::open(path);
+    const auto expected = SafetensorsFile::open(
+        dataPath("golden-rounding/expected-NVFP4A16-codes-" + dtype.toStdString() + ".safetensors"));
+    const auto& scheme = *findWeightScheme("NVFP4A16");
+    const auto& codec = *scheme.codec();
+    std::vector<ContextRequest> requests;
+    for (const auto* module : kModules) {
+        const std::string set = module == kModules[2] ? "o_proj" : "gate_up";
+        requests.push_back(
+            {checkpoint.find(std::string(module) + ".weight"), &scheme, findRoundingMethod("codes"), set});
+    }
+    const auto contexts = moduleContexts(checkpoint, requests, 2);
+    const auto backend = makeBackend(Backend::Cpu);
+    const auto input = SafetensorsFile::open(path);
+    std::size_t searchedBlocks = 0;
+    for (std::size_t m = 0; m < std::size(kModules); ++m) {
+        QVERIFY(contexts[m].error.empty() && contexts[m].context.scaleCodeSearch);
+        const auto rows = rowsIn(*input, std::string(kModules[m]) + ".weight");
+        const auto parts = encodeWeight(codec, rows, contexts[m].context, *backend);
+        SchemeContext rtn = contexts[m].context;
+        rtn.scaleCodeSearch = false;
+        const auto rtnParts = encodeWeight(codec, rows, rtn, *backend);
+        const auto tensors = codec.tensors(rows.rowCount, rows.cols, rows.dtype);
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            const std::string name = std::string(kModules[m]) + "." + tensors[i].suffix;
+            QVERIFY2(parts[i] == bytesOf(*expected, name), name.c_str());
+        }
+        for (std::size_t b = 0; b < parts[1].size(); ++b) {
+            searchedBlocks += parts[1][b] != rtnParts[1][b];
+        }
+    }
+    // The data is not one where the search changes nothing.
+    QVERIFY2(searchedBlocks > 50, qPrintable(QString::number(searchedBlocks)));
 }
 
 void TestRoundingGolden::streamedAndThreaded()

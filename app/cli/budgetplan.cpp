@@ -70,7 +70,9 @@ OptionTable budgetOptionTable()
              {"candidates", "S,S,...", "every product scheme",
               "the schemes the allocator may choose, BF16 always (with a budget)"},
              {"rounding-candidates", "M,M,...", "rtn (with --hidden-states: rtn,mse,range)",
-              "the rounding methods the allocator may choose per unit besides rtn (with a budget)"},
+              "the rounding methods the allocator may choose per unit besides rtn (rtn, mse, range, codes; "
+              "with a "
+              "budget)"},
              {"alpha", "ENTRY=X", "1",
               "weight X of the units ENTRY matches in the weighted error (repeatable, the last match wins; "
               "with a budget, not with --hidden-states)"},

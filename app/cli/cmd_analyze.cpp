@@ -116,6 +116,10 @@ int runAnalyze(const std::vector<std::string>& argv)
     // --rounding METHOD measures everything under METHOD (errors under the searched scales); --rounding
     // ENTRY=METHOD rules apply to the modules the plan quantizes, as in an export.
     options.rounding = findRoundingMethod(planOptions.rounding);
+    if (options.rounding && !options.rounding->appliesTo(*options.scheme)) {
+        throw UsageError("--rounding " + std::string(options.rounding->name) + " does not apply to " +
+                         std::string(options.scheme->name) + ": " + std::string(options.rounding->summary));
+    }
     const bool roundingRules = !planOptions.roundings.empty();
     options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 4096));
     const auto checkpoint = Checkpoint::open(args.positional()[0]);

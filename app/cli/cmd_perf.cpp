@@ -133,29 +133,30 @@ std::string ratioLine(const char* name, double gbps, double memory, double file)
 
 OptionTable perfOptions()
 {
-    return joinTables({{
-                           {"size", "GIB", "1", "size of the generated bf16 workload, in (0, 64] GiB"},
-                           kThreadsOption,
-                           {"scheme", "S|all", "",
-                            "also time quantize+pack of S (every product scheme but BF16: all) against W4A16 "
-                            "(repeatable)"},
-                           {"rounding", "mse|range", "",
-                            "also time W4A16's range search + encode under this method on a 16 MiB slice "
-                            "(repeatable)"},
-                       },
-                       backendOptionTable(),
-                       {
-                           {"forward", "DRAFT", "",
-                            "instead, time the offline-acceptance forward of DRAFT (BF16 and the default "
-                            "plan) and its GEMM against a plain sgemm"},
-                           {"target-model", "PATH", "",
-                            "with --forward: the target model's checkpoint, for drafts that read its "
-                            "embeddings or head"},
-                           {"k", "K", "2", "with --forward: proposals per verify cycle"},
-                           {"anchors", "N", "64", "with --forward: anchors timed"},
-                           {"context", "T", "512", "with --forward: tokens of the random capture's sequence"},
-                           {"target", "PATH", "", "deprecated spelling of --target-model", "target-model"},
-                       }});
+    return joinTables(
+        {{
+             {"size", "GIB", "1", "size of the generated bf16 workload, in (0, 64] GiB"},
+             kThreadsOption,
+             {"scheme", "S|all", "",
+              "also time quantize+pack of S (every product scheme but BF16: all) against W4A16 "
+              "(repeatable)"},
+             {"rounding", "mse|range|codes", "",
+              "also time this method's search + encode on a 16 MiB slice (W4A16; codes: NVFP4A16) "
+              "(repeatable)"},
+         },
+         backendOptionTable(),
+         {
+             {"forward", "DRAFT", "",
+              "instead, time the offline-acceptance forward of DRAFT (BF16 and the default "
+              "plan) and its GEMM against a plain sgemm"},
+             {"target-model", "PATH", "",
+              "with --forward: the target model's checkpoint, for drafts that read its "
+              "embeddings or head"},
+             {"k", "K", "2", "with --forward: proposals per verify cycle"},
+             {"anchors", "N", "64", "with --forward: anchors timed"},
+             {"context", "T", "512", "with --forward: tokens of the random capture's sequence"},
+             {"target", "PATH", "", "deprecated spelling of --target-model", "target-model"},
+         }});
 }
 
 int runPerf(const std::vector<std::string>& argv)
@@ -255,25 +256,31 @@ int runPerf(const std::vector<std::string>& argv)
         std::cout << "quantize+pack " << s->name << ": " << formatFixed(gbps, 2) << " GB/s ("
                   << formatFixed(gbps / quantize, 2) << " of W4A16)\n";
     }
-    // Rounding methods that search: the search plus the encode under its ranges (what export runs), on a
+    // Rounding methods that search: the search plus the encode under its result (what export runs), on a
     // slice small enough to finish in seconds, against W4A16 RTN quantize+pack of the same run, both the best
-    // of kRepeats.
+    // of kRepeats. A range search runs on W4A16, a scale-code search on NVFP4A16 (the scheme it applies to).
     for (const auto& name : args.values("rounding")) {
         const auto* method = findRoundingMethod(name);
-        if (!method || !method->searches()) {
-            throw UsageError("--rounding '" + name + "': a searching rounding method (mse, range)");
+        if (!method || method->isRtn()) {
+            throw UsageError("--rounding '" + name + "': a searching rounding method (mse, range, codes)");
         }
-        const auto& w4 = *intSymmetricScheme(4, 128);
+        const auto& measured =
+            method->searches() ? *intSymmetricScheme(4, 128) : *findWeightScheme("NVFP4A16");
         WeightRows slice = weights;
         slice.rowCount = std::min<std::size_t>(rows, (std::size_t{16} << 20) / 2 / kCols);
         const std::uint64_t sliceBytes = slice.rowCount * kCols * 2;
         std::vector<std::vector<std::byte>> parts;
-        const double gbps = gbPerSecond(sliceBytes, bestSeconds([&] {
-                                            SchemeContext context;
-                                            context.ranges = searchRanges(*method, w4, slice, threads);
-                                            w4.codec()->encode(slice, context, parts, cpuBackend(), threads);
-                                        }));
-        std::cout << "quantize+pack W4A16 " << method->name << " (search + encode, "
+        const double gbps =
+            gbPerSecond(sliceBytes, bestSeconds([&] {
+                            auto context =
+                                measured.codec()->contextForAbsmax(DType::BF16, weightAbsmax(slice));
+                            if (method->searches()) {
+                                context.ranges = searchRanges(*method, measured, slice, threads);
+                            }
+                            context.scaleCodeSearch = method->scaleCodeSearch;
+                            measured.codec()->encode(slice, context, parts, cpuBackend(), threads);
+                        }));
+        std::cout << "quantize+pack " << measured.name << " " << method->name << " (search + encode, "
                   << formatBytes(sliceBytes) << " slice): " << formatFixed(gbps, 3) << " GB/s (1/"
                   << formatFixed(quantize / gbps, 0) << " of W4A16 RTN)\n";
     }

@@ -18,7 +18,9 @@ OptionTable planOptionTable()
          "give the decision units ENTRY matches scheme S (BF16 keeps them); rules apply in order, the last "
          "match wins (repeatable)"},
         {"rounding", "M|ENTRY=M", "rtn",
-         "rounding method (rtn, mse, range) of quantized modules no rule names, or ENTRY=M a rule for the "
+         "rounding method (rtn, mse, range; codes on NVFP4A16) of quantized modules no rule names, or "
+         "ENTRY=M a "
+         "rule for the "
          "modules ENTRY matches (repeatable; the last match wins)"},
         kTargetLayersOption,
         {"bits", "4|8", "4", "bits of the default scheme (integer, symmetric)"},

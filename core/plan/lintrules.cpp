@@ -63,10 +63,14 @@ const std::vector<LintRule>& lintRules()
         {"invalid-scheme-rule", "A --scheme rule is not ENTRY=SCHEME with a known scheme name."},
         {"scheme-unmatched",
          "A scheme rule you added matches no vLLM module name (names are exact unless they start with re:)."},
-        {"invalid-rounding", "The default --rounding is not a known rounding method (rtn, mse, range)."},
+        {"invalid-rounding",
+         "The default --rounding is not a known rounding method (rtn, mse, range, codes)."},
         {"invalid-rounding-rule", "A --rounding rule is not ENTRY=METHOD with a known rounding method."},
         {"rounding-unmatched", "A rounding rule you added matches no vLLM module name (names are exact "
                                "unless they start with re:)."},
+        {"rounding-not-applicable",
+         "A rounding method the module's scheme has no use for (codes searches the "
+         "block-scale codes only NVFP4A16 stores) leaves the module rtn."},
         {"lm-head-quantized", "A quantized lm_head needs a vLLM that passes quant_config to the draft's "
                               "ParallelLMHead (EAGLE-3 since "
                               "vllm#37280) and handles it in compressed-tensors (vllm#37291); packed schemes "

@@ -861,7 +861,8 @@ void PlanBuilder::noteTargetedNonLinear(const PlannedModule& m)
 }
 
 /// Rounding, per quantized decision unit (fused shards share one): the last rounding rule that matches,
-/// else the default. Orthogonal to the scheme, so it never changes a decision or a size.
+/// else the default. Orthogonal to the scheme, so it never changes a decision or a size; a method the
+/// unit's scheme cannot use (codes off NVFP4) leaves it rtn, said once per method in the lint.
 void PlanBuilder::assignRoundings()
 {
     std::map<std::string, std::vector<std::size_t>> quantizedUnits;
@@ -870,10 +871,16 @@ void PlanBuilder::assignRoundings()
             quantizedUnits[plan.modules[i].vllmName].push_back(i);
         }
     }
+    std::map<const RoundingMethod*, std::vector<std::string>> inapplicable;
     for (const auto& [layer, members] : quantizedUnits) {
         const auto& lead = plan.modules[members.front()];
         const auto* rule = lastMatchingRule(roundingRules, layer, lead);
         const RoundingMethod* method = rule ? rule->method : plan.defaultRounding;
+        if (!method->appliesTo(*lead.scheme)) {
+            inapplicable[method].push_back(layer);
+            method = &rtnRounding();
+            rule = nullptr;
+        }
         for (const auto i : members) {
             auto& m = plan.modules[i];
             m.rounding = method;
@@ -883,6 +890,12 @@ void PlanBuilder::assignRoundings()
                 m.reason += "; " + std::string(method->name) + " rounding (--rounding default)";
             }
         }
+    }
+    for (const auto& [method, layers] : inapplicable) {
+        lint.add("rounding-not-applicable", LintSeverity::Info, layers,
+                 "the " + std::string(method->name) + " rounding does not apply to the scheme of " +
+                     std::to_string(layers.size()) + " module(s): they keep rtn",
+                 "rounding.md §7");
     }
 }
 

@@ -331,11 +331,19 @@ void offerCandidates(SweepUnit& unit, const std::vector<const PlannedModule*>& m
                 unit.roundingPinnedBy = "a --rounding rule gives it " + std::string(rounding->name);
             }
             if (!unit.roundingPinnedBy.empty()) {
-                unit.candidates.push_back(costOf(members, scheme, *rounding));
+                unit.candidates.push_back(
+                    costOf(members, scheme, rounding->appliesTo(scheme) ? *rounding : rtnRounding()));
                 continue;
             }
+            // A method the scheme cannot use (codes off NVFP4) is not offered; rtn stands in when none can.
+            const auto before = unit.candidates.size();
             for (const auto* method : sweep.roundings) {
-                unit.candidates.push_back(costOf(members, scheme, *method));
+                if (method->appliesTo(scheme)) {
+                    unit.candidates.push_back(costOf(members, scheme, *method));
+                }
+            }
+            if (unit.candidates.size() == before) {
+                unit.candidates.push_back(costOf(members, scheme, rtnRounding()));
             }
         }
     }
@@ -377,7 +385,7 @@ std::vector<const WeightScheme*> rtnSchemes(const SweepUnit& u)
 {
     std::vector<const WeightScheme*> out;
     for (const auto& c : u.candidates) {
-        if (c.scheme->quantizes() && !c.rounding->searches()) {
+        if (c.scheme->quantizes() && c.rounding->isRtn()) {
             out.push_back(c.scheme);
         }
     }
@@ -387,9 +395,8 @@ std::vector<const WeightScheme*> rtnSchemes(const SweepUnit& u)
 std::uint64_t searchedCount(const SweepUnit& u)
 {
     return static_cast<std::uint64_t>(
-        std::count_if(u.candidates.begin(), u.candidates.end(), [](const SweepCandidate& c) {
-            return c.scheme->quantizes() && c.rounding->searches();
-        }));
+        std::count_if(u.candidates.begin(), u.candidates.end(),
+                      [](const SweepCandidate& c) { return c.scheme->quantizes() && !c.rounding->isRtn(); }));
 }
 
 bool needsAbsmax(const std::vector<const WeightScheme*>& schemes)
@@ -472,13 +479,13 @@ measureCandidates(const Checkpoint& checkpoint, const SweepUnit& unit, const std
         const auto rtn = measureRtn(checkpoint, members, schemes, setAbsmax, threads, advance);
         for (const auto& c : unit.candidates) {
             const auto it = std::find(schemes.begin(), schemes.end(), c.scheme);
-            if (it != schemes.end() && !c.rounding->searches()) {
+            if (it != schemes.end() && c.rounding->isRtn()) {
                 errors[&c] = rtn[static_cast<std::size_t>(it - schemes.begin())];
             }
         }
     }
     for (const auto& c : unit.candidates) {
-        if (c.scheme->quantizes() && c.rounding->searches()) {
+        if (c.scheme->quantizes() && !c.rounding->isRtn()) {
             errors[&c] = measureSearched(checkpoint, unit.name, members, c, threads, advance);
         }
     }
@@ -561,7 +568,7 @@ std::string unitEntry(const SweepUnit& unit)
 
 std::string candidateLabel(const SweepCandidate& candidate)
 {
-    const bool rtn = !candidate.rounding->searches();
+    const bool rtn = candidate.rounding->isRtn();
     return std::string(candidate.scheme->name) + (rtn ? "" : "+" + std::string(candidate.rounding->name));
 }
 

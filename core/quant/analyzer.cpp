@@ -54,6 +54,7 @@ SchemeContext ownContext(const SafetensorsFile& file, const TensorInfo& tensor, 
         ctx = scheme.codec()->contextForAbsmax(tensor.dtype, absmax);
         ctx.ranges = std::move(ranges);
     }
+    ctx.scaleCodeSearch = rounding.scaleCodeSearch;
     return ctx;
 }
 
@@ -95,7 +96,7 @@ TensorErrorStats analyzeTensor(const SafetensorsFile& file, const TensorInfo& te
     const auto& scheme = analyzedScheme(options, tensor.name);
     const auto& rounding = analyzedRounding(options, tensor.name);
     SchemeContext ctx = context.value_or(SchemeContext{});
-    if (!context && scheme.quantizes() && (rounding.searches() || scheme.codec()->usesGlobalScale())) {
+    if (!context && scheme.quantizes() && (!rounding.isRtn() || scheme.codec()->usesGlobalScale())) {
         float absmax = 0;
         ctx = ownContext(file, tensor, scheme, rounding, options.chunkBytes,
                          resolveThreads(static_cast<int>(options.threads)), buffer, absmax);
@@ -162,6 +163,7 @@ std::vector<TensorAnalysis> analyzeCheckpoint(const Checkpoint& checkpoint, cons
             if (const auto member = memberContexts.find(t.info.name); member != memberContexts.end()) {
                 context->ranges = member->second.ranges;
             }
+            context->scaleCodeSearch = analyzedRounding(options, t.info.name).scaleCodeSearch;
         }
         try {
             a.stats = analyzeTensor(checkpoint.fileOf(t), t.info, options, buffer, tensorProgress, context);

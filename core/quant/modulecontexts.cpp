@@ -74,6 +74,9 @@ std::vector<ModuleContext> moduleContexts(const Checkpoint& source,
         out[i].context = r.scheme->codec()->contextForAbsmax(r.weight->info.dtype, a);
         out[i].context.ranges = std::move(ranges);
     }
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        out[i].context.scaleCodeSearch = requests[i].rounding && requests[i].rounding->scaleCodeSearch;
+    }
     return out;
 }
 

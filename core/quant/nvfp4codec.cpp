@@ -13,7 +13,8 @@ namespace {
 constexpr std::size_t kGroup = 16;
 constexpr float kFp8Max = 448.0f;
 constexpr float kFp4Max = 6.0f;
-constexpr std::uint8_t kFp8Eps = 0x20; // 0.125, float8_e4m3fn's eps: replaces a zero group scale
+constexpr std::uint8_t kFp8Eps = 0x20;     // 0.125, float8_e4m3fn's eps: replaces a zero group scale
+constexpr std::uint8_t kFp8MaxCode = 0x7E; // 448, the largest finite float8_e4m3fn code
 
 float smallestNormal(DType dt)
 {
@@ -27,6 +28,43 @@ codec::Nvfp4GroupScale groupScale(DType dt, const float* w, float globalScale)
         absmax = std::max(absmax, std::fabs(w[k]));
     }
     return codec::nvfp4GroupScale(dt, absmax, globalScale);
+}
+
+/// The scale of the block @p w (16 values) chosen by the `codes` method: RTN's scale first, then every finite
+/// positive E4M3 code in ascending order, a later one kept only when its error sum of f32((D - w)^2), in f64,
+/// is strictly smaller (ties keep RTN's code, then the smaller code). A code is skipped as soon as its
+/// partial sum reaches the best, or when the clipped largest value alone does: the sums only grow, so the
+/// result is that of the full search.
+codec::Nvfp4GroupScale searchedScale(DType dt, const float* w, float globalScale)
+{
+    float absmax = 0;
+    for (std::size_t k = 0; k < kGroup; ++k) {
+        absmax = std::max(absmax, std::fabs(w[k]));
+    }
+    auto error = [&](float effective, double bound) {
+        double sum = 0;
+        for (std::size_t k = 0; k < kGroup && sum < bound; ++k) {
+            const float d = rtn::roundToDType(
+                                dt, minifloat::e2m1ToFloat(codec::nvfp4Nibble(w[k], effective)) * effective) -
+                            w[k];
+            sum += static_cast<double>(d * d);
+        }
+        return sum;
+    };
+    auto best = codec::nvfp4GroupScale(dt, absmax, globalScale);
+    double bestError = error(best.effective, std::numeric_limits<double>::infinity());
+    for (std::uint8_t code = 0x01; code <= kFp8MaxCode && bestError > 0; ++code) {
+        const float effective = minifloat::e4m3ToFloat(code) / globalScale;
+        const float clipped = absmax - rtn::roundToDType(dt, kFp4Max * effective);
+        if (code == best.code || (clipped > 0 && static_cast<double>(clipped * clipped) >= bestError)) {
+            continue;
+        }
+        if (const double e = error(effective, bestError); e < bestError) {
+            best = {code, effective, false};
+            bestError = e;
+        }
+    }
+    return best;
 }
 
 /// The scale of group @p g of row @p r from the context's searched range (LC's get_qparams on the shrunk
@@ -48,6 +86,7 @@ class Nvfp4Codec final : public CpuEncodedCodec
                 {"weight_global_scale", DType::F32, {1}, 0}};
     }
     bool usesGlobalScale() const override { return true; }
+    bool searchesScaleCodes() const override { return true; }
 
     SchemeContext contextForAbsmax(DType dt, float absmax) const override
     {
@@ -93,7 +132,9 @@ class Nvfp4Codec final : public CpuEncodedCodec
         std::size_t epsGroups = 0;
         for (std::size_t g0 = 0; g0 < rows.cols; g0 += kGroup) {
             const auto s = context.ranges ? rangedScale(rows, r, g0 / kGroup, context)
-                                          : groupScale(rows.dtype, w.data() + g0, context.globalScale);
+                           : context.scaleCodeSearch
+                               ? searchedScale(rows.dtype, w.data() + g0, context.globalScale)
+                               : groupScale(rows.dtype, w.data() + g0, context.globalScale);
             epsGroups += s.eps;
             for (std::size_t k = g0; k < g0 + kGroup; ++k) {
                 const auto bits = codec::nvfp4Nibble(w[k], s.effective);
@@ -116,12 +157,15 @@ class Nvfp4Codec final : public CpuEncodedCodec
         codec::sizeParts(tensors(rows.rowCount, rows.cols, rows.dtype), rows, parts);
         auto* packed = reinterpret_cast<std::uint8_t*>(parts[0].data());
         auto* scales = reinterpret_cast<std::uint8_t*>(parts[1].data());
-        if (context.ranges) {
-            // The searched ranges: the FP8 scale under the global scale, then the nibbles (scalar).
+        if (context.ranges || context.scaleCodeSearch) {
+            // A searched range or scale code: the FP8 scale under the global scale, then the nibbles
+            // (scalar).
             const std::size_t groups = rows.cols / kGroup;
             codec::forEachRow(rows, threads, [&](std::size_t r, const float* w) {
                 for (std::size_t g = 0; g < groups; ++g) {
-                    const auto s = rangedScale(rows, r, g, context);
+                    const auto s = context.ranges
+                                       ? rangedScale(rows, r, g, context)
+                                       : searchedScale(rows.dtype, w + g * kGroup, context.globalScale);
                     scales[r * groups + g] = s.code;
                     for (std::size_t k = g * kGroup; codes && k < (g + 1) * kGroup; k += 2) {
                         packed[(r * rows.cols + k) / 2] =

@@ -1,5 +1,8 @@
 #include "core/quant/roundingmethod.h"
 
+#include "core/quant/schemecodec.h"
+#include "core/quant/weightscheme.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -20,6 +23,11 @@ const std::vector<RoundingMethod>& roundingMethods()
          "Sparkulator's range search: 51 shrink steps 1.00..0.50, f32 L2 error, asymmetric ends refined "
          "independently (not an llm-compressor observer)",
          51, 100.0, 0, RoundingError::F32L2, 2.0, true, false},
+        // NVFP4 only: a block's scale is one of 126 finite positive E4M3 codes, few enough to try them all.
+        {"codes", "minmax",
+         "NVFP4A16 only: each 16-weight block's E4M3 scale code searched over all 126 for the least f32 L2 "
+         "error, compressed-tensors' global scale and FP4 rounding kept (not an llm-compressor observer)",
+         0, 100.0, 0, RoundingError::F32L2, 2.0, false, false, true},
     };
     return methods;
 }
@@ -35,6 +43,11 @@ const RoundingMethod* findRoundingMethod(std::string_view name)
         }
     }
     return nullptr;
+}
+
+bool RoundingMethod::appliesTo(const WeightScheme& scheme) const
+{
+    return scheme.quantizes() && (!scaleCodeSearch || scheme.codec()->searchesScaleCodes());
 }
 
 const RoundingMethod& rtnRounding()

@@ -6,6 +6,8 @@
 
 namespace spark {
 
+struct WeightScheme;
+
 /// @brief How a candidate range of a group is scored by a searching rounding method.
 enum class RoundingError {
     DTypeLp, ///< llm-compressor's error: sum of |Q(w) - w|^n per element in the weight dtype (rounding.md
@@ -19,7 +21,7 @@ enum class RoundingError {
 /// patience and error rule from here, nothing branches on a method's name.
 struct RoundingMethod
 {
-    std::string_view name;     ///< "rtn", "mse", "range" (CLI, plan files, GUI)
+    std::string_view name;     ///< "rtn", "mse", "range", "codes" (CLI, plan files, GUI)
     std::string_view observer; ///< the config group's `weights.observer` (vLLM ignores it)
     std::string_view summary;  ///< one line for --help and tooltips
     /// Candidates per end: shrink factor p_i = 1 - i / grid, i = 0 .. steps-1, applied as
@@ -35,8 +37,19 @@ struct RoundingMethod
     bool independentEnds = false;
     /// Reproduced bit for bit from llm-compressor + compressed-tensors (false: Sparkulator-defined).
     bool ctExact = true;
+    /// Instead of a range: every block's stored FP8 scale code is searched exhaustively for the least
+    /// f32 L2 error of its values, under compressed-tensors' global scale and value rounding, so the codes
+    /// stay CT's nearest codes under the stored scales (`codes`; schemes whose codec stores block-scale
+    /// codes only, SchemeCodec::searchesScaleCodes).
+    bool scaleCodeSearch = false;
 
+    /// @brief A range search (steps > 0).
     bool searches() const { return steps > 0; }
+    /// @brief Plain round-to-nearest under each group's min-max range: neither a range nor a code search.
+    bool isRtn() const { return !searches() && !scaleCodeSearch; }
+    /// @brief Whether the method can round a weight under @p scheme (a scale-code search needs stored
+    /// block-scale codes); quantizing schemes only.
+    bool appliesTo(const WeightScheme& scheme) const;
     /// @brief The shrink factor of step @p i as the candidates use it: f32(1 - i / grid) (a double first).
     float shrink(int i) const { return static_cast<float>(1.0 - static_cast<double>(i) / grid); }
 };
@@ -49,13 +62,13 @@ inline constexpr std::string_view kRoundingKwarg = "sparkulator_rounding";
 /// from a capture (ConfigGroup::gptq). Ignored by vLLM and compressed-tensors, like every observer kwarg.
 inline constexpr std::string_view kCodesKwarg = "sparkulator_codes";
 
-/// @brief Every rounding method, in the order users see them: rtn, mse, range.
+/// @brief Every rounding method, in the order users see them: rtn, mse, range, codes.
 const std::vector<RoundingMethod>& roundingMethods();
 /// @brief The method called @p name (case-insensitive), nullptr when unknown.
 const RoundingMethod* findRoundingMethod(std::string_view name);
 /// @brief Round-to-nearest under the min-max range (today's behaviour; the default).
 const RoundingMethod& rtnRounding();
-/// @brief "rtn, mse, range" for usage and error messages.
+/// @brief "rtn, mse, range, codes" for usage and error messages.
 std::string roundingMethodNames();
 
 } // namespace spark

@@ -42,6 +42,9 @@ struct SchemeContext
     /// Null: each group's range is its own min-max (RTN, the codecs' fast path). Otherwise the ranges of
     /// the whole weight, indexed by WeightRows::firstRow + row (roundingsearch.h).
     std::shared_ptr<const GroupRanges> ranges;
+    /// The rounding method searches each block's stored scale code (RoundingMethod::scaleCodeSearch);
+    /// only codecs whose searchesScaleCodes() is true read it.
+    bool scaleCodeSearch = false;
 };
 
 /// @brief One quantized element as the error statistics see it: the dequantized value is
@@ -66,6 +69,8 @@ class SchemeCodec
     virtual std::size_t rowAlignment() const { return 1; }
     /// @brief True when the context depends on the absmax of the whole fused set (NVFP4).
     virtual bool usesGlobalScale() const { return false; }
+    /// @brief Stores one scale code per block that SchemeContext::scaleCodeSearch can choose by search.
+    virtual bool searchesScaleCodes() const { return false; }
     /// @brief The context for a module (or fused set) whose largest |w| is @p absmax.
     virtual SchemeContext contextForAbsmax(DType /*dtype*/, float /*absmax*/) const { return {}; }
 
