@@ -17,21 +17,22 @@ namespace {
 // QFuture progress is an int: report in units of 1/kProgressScale of the bytes.
 constexpr int kProgressScale = 10000;
 
-void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint,
-                const WeightScheme& scheme, const QuantBackend& backend)
+void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoint, AnalyzeOptions options,
+                const QuantBackend& backend)
 {
+    auto analyzable = [&](const CheckpointTensor& t) {
+        return isAnalyzable(t.info, analyzedScheme(options, t.info.name));
+    };
     std::uint64_t total = 0;
     for (const auto& t : checkpoint.tensors()) {
-        total += isAnalyzable(t.info, scheme) ? t.info.byteSize() : 0;
+        total += analyzable(t) ? t.info.byteSize() : 0;
     }
     promise.setProgressRange(0, kProgressScale);
-    AnalyzeOptions options;
-    options.scheme = &scheme;
     options.backend = &backend;
     std::vector<std::byte> buffer;
     std::uint64_t done = 0;
     for (const auto& t : checkpoint.tensors()) {
-        if (!isAnalyzable(t.info, scheme)) {
+        if (!analyzable(t)) {
             continue;
         }
         if (promise.isCanceled()) {
@@ -39,6 +40,8 @@ void analyzeAll(QPromise<TensorQuantResult>& promise, const Checkpoint& checkpoi
         }
         TensorQuantResult result;
         result.tensor = QString::fromStdString(t.info.name);
+        result.scheme = &analyzedScheme(options, t.info.name);
+        result.rounding = &analyzedRounding(options, t.info.name);
         const std::uint64_t base = done;
         const ProgressFn progress = [&promise, base, total](std::uint64_t bytes, std::uint64_t) {
             const double fraction =
@@ -76,7 +79,7 @@ AnalysisJob::~AnalysisJob()
     m_future.cancel();
 }
 
-int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const WeightScheme& scheme,
+int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const AnalyzeOptions& options,
                        std::shared_ptr<const QuantBackend> backend)
 {
     if (m_running) {
@@ -84,10 +87,10 @@ int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const Weigh
     }
     int count = 0;
     for (const auto& t : checkpoint->tensors()) {
-        count += isAnalyzable(t.info, scheme) ? 1 : 0;
+        count += isAnalyzable(t.info, analyzedScheme(options, t.info.name)) ? 1 : 0;
     }
     const quint64 job = m_jobs.startJob();
-    m_scheme = &scheme;
+    m_scheme = options.scheme;
     m_running = true;
     m_clock.start();
     auto* watcher = new QFutureWatcher<TensorQuantResult>(this);
@@ -117,9 +120,9 @@ int AnalysisJob::start(std::shared_ptr<const Checkpoint> checkpoint, const Weigh
         m_running = false;
         Q_EMIT finished(false);
     });
-    m_future = QtConcurrent::run([checkpoint = std::move(checkpoint), scheme = &scheme,
+    m_future = QtConcurrent::run([checkpoint = std::move(checkpoint), options,
                                   backend = std::move(backend)](QPromise<TensorQuantResult>& promise) {
-        analyzeAll(promise, *checkpoint, *scheme, backend ? *backend : cpuBackend());
+        analyzeAll(promise, *checkpoint, options, backend ? *backend : cpuBackend());
     });
     watcher->setFuture(m_future);
     return count;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/quant/analyzer.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/quantscheme.h"
@@ -21,6 +22,8 @@ class Checkpoint;
 struct TensorQuantResult
 {
     QString tensor;
+    const WeightScheme* scheme = nullptr;     ///< the scheme it was measured under
+    const RoundingMethod* rounding = nullptr; ///< and the rounding method
     std::optional<TensorErrorStats> stats;
     QString error;
 };
@@ -38,10 +41,11 @@ class AnalysisJob : public QObject
     /// Cancels a running job; the worker stops at its next progress report.
     ~AnalysisJob() override;
 
-    /// @brief Starts analyzing @p checkpoint with @p scheme on @p backend (nullptr: the CPU); a running
-    /// job is cancelled first.
+    /// @brief Starts analyzing @p checkpoint under @p options (its scheme and rounding, or the ones it names
+    /// per tensor: a plan's) on @p backend (nullptr: the CPU); a running job is cancelled first. Each tensor
+    /// is measured alone (an NVFP4 global scale of its own).
     /// @return the number of tensors the job will analyze.
-    int start(std::shared_ptr<const Checkpoint> checkpoint, const WeightScheme& scheme,
+    int start(std::shared_ptr<const Checkpoint> checkpoint, const AnalyzeOptions& options,
               std::shared_ptr<const QuantBackend> backend = nullptr);
     /// @brief Stops the running job (emits finished(true)); nothing more of it is reported.
     void cancel();

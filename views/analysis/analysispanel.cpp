@@ -1,6 +1,7 @@
 #include "views/analysis/analysispanel.h"
 
 #include "core/io/checkpoint.h"
+#include "core/plan/quantplan.h"
 #include "core/quant/analyzer.h"
 #include "core/quant/quantbackend.h"
 #include "views/document/document.h"
@@ -172,13 +173,26 @@ void AnalysisPanel::analyze()
     m_hasRun = true;
     m_document->clearAnalysis();
     Q_EMIT analysisCleared();
-    m_expected = m_job->start(snapshot->checkpoint, selected, std::move(backend));
+    AnalyzeOptions options;
+    options.scheme = &selected;
+    if (const auto plan = m_plan ? m_plan() : nullptr; plan && !snapshot->isQuantized()) {
+        for (const auto* m : plan->quantizedModules()) {
+            options.tensorSchemes[m->weightTensor] = m->scheme;
+            options.tensorRoundings[m->weightTensor] = m->rounding ? m->rounding : &rtnRounding();
+        }
+    }
+    m_expected = m_job->start(snapshot->checkpoint, options, std::move(backend));
     setRunning(true);
     m_progress->setValue(0);
     m_eta->setText(tr("estimating…"));
     Q_EMIT started(m_expected);
-    Q_EMIT statusMessage(tr("Analyzing %n tensor(s) with %1…", nullptr, m_expected).arg(schemeText(selected)),
-                         0);
+    Q_EMIT statusMessage(
+        options.tensorSchemes.empty()
+            ? tr("Analyzing %n tensor(s) with %1…", nullptr, m_expected).arg(schemeText(selected))
+            : tr("Analyzing %n tensor(s): planned modules as planned, the others with %1…", nullptr,
+                 m_expected)
+                  .arg(schemeText(selected)),
+        0);
 }
 
 void AnalysisPanel::cancel()
@@ -190,6 +204,8 @@ TensorAnalysisUpdate AnalysisPanel::countedUpdate(const TensorQuantResult& resul
 {
     TensorAnalysisUpdate update;
     update.tensor = result.tensor;
+    update.measuredScheme = result.scheme;
+    update.measuredRounding = result.rounding;
     if (result.stats) {
         update.relError = result.stats->relErr;
         update.maxError = result.stats->maxAbsErr;

@@ -6,6 +6,8 @@
 
 #include <QHash>
 #include <QWidget>
+#include <functional>
+#include <memory>
 
 class QComboBox;
 class QLabel;
@@ -15,11 +17,13 @@ class QPushButton;
 namespace spark {
 
 class Document;
+struct QuantPlan;
 
 /// @brief The analyze controls: scheme (any quantizing scheme), backend, a progress bar with the time left,
 /// and Cancel. Runs AnalysisJob and streams each tensor's error into the Document as it completes; keeps the
 /// full statistics for the detail panel's plots, per scheme: switching schemes shows the results kept for
-/// the new one (none until F5 measures it). Independent of the plan's schemes.
+/// the new one (none until F5 measures it). With a plan (setPlanSource()), F5 measures each module the plan
+/// quantizes under its planned scheme and rounding, and the rest under the selected scheme.
 class AnalysisPanel : public QWidget
 {
     Q_OBJECT
@@ -31,6 +35,11 @@ class AnalysisPanel : public QWidget
     /// @brief Selects @p scheme in the scheme box (as a user would: kept results show, nothing runs).
     void setScheme(const WeightScheme& scheme);
     bool isRunning() const { return m_job->isRunning(); }
+    /// @brief Where F5 reads the current plan from (may return null: every tensor under the selected scheme).
+    void setPlanSource(std::function<std::shared_ptr<const QuantPlan>()> source)
+    {
+        m_plan = std::move(source);
+    }
     /// @brief The result for @p tensor of the latest analysis, or nullptr.
     const TensorQuantResult* result(const QString& tensor) const;
     /// @brief Every result of the latest analysis (or the kept results of the selected scheme), by tensor.
@@ -81,6 +90,7 @@ class AnalysisPanel : public QWidget
     QProgressBar* m_progress;
     QLabel* m_eta;
     QPushButton* m_cancel;
+    std::function<std::shared_ptr<const QuantPlan>()> m_plan;
     QHash<QString, TensorQuantResult> m_results;
     QHash<QString, QHash<QString, TensorQuantResult>> m_kept; ///< finished runs by scheme name
     int m_expected = 0;

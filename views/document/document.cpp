@@ -34,6 +34,10 @@ int Document::setAnalysis(const std::vector<TensorAnalysisUpdate>& updates)
         if (update.relError) {
             entry.relError = update.relError;
         }
+        if (update.measuredScheme) {
+            entry.measuredScheme = update.measuredScheme;
+            entry.measuredRounding = update.measuredRounding;
+        }
         if (update.maxError) {
             entry.maxError = update.maxError;
         }

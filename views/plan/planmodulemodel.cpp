@@ -3,6 +3,7 @@
 #include "core/plan/quantplan.h"
 #include "core/plan/sensitivitysweep.h"
 #include "views/shared/formatting.h"
+#include "views/tensors/plannederrors.h"
 
 #include <QColor>
 #include <QHash>
@@ -162,17 +163,23 @@ void PlanModuleModel::recomputeErrors()
     }
     for (std::size_t i = 0; i < m_plan->modules.size(); ++i) {
         const auto& m = m_plan->modules[i];
+        const bool quantized = m.decision == PlanDecision::Quantize && m.scheme && m.scheme->quantizes();
+        // A quantized module's analysis counts only when it was measured under its planned scheme and
+        // rounding (F5 with a plan measures so); a kept one shows what quantizing would cost.
+        auto counts = [&](const TensorRowResult* r) {
+            return r && r->relError && (!quantized || measuredAs(*r, m_analysisScheme, m.scheme, m.rounding));
+        };
         // The analysis' error: the module's own, or its fused set's when every member has its sums.
         const auto* own = resultOf(m.weightTensor);
         ModuleError analysed;
-        analysed.relError = own ? own->relError : std::nullopt;
+        analysed.relError = counts(own) ? own->relError : std::nullopt;
         if (!m.fusedGroup.empty()) {
             double sqNorm = 0.0;
             double sqErr = 0.0;
             bool complete = true;
             for (const std::size_t member : sets.value(QString::fromStdString(m.vllmName))) {
                 const auto* r = resultOf(m_plan->modules[member].weightTensor);
-                if (!r || !r->sqNorm || !r->sqErr) {
+                if (!counts(r) || !r->sqNorm || !r->sqErr) {
                     complete = false;
                     break;
                 }
@@ -186,14 +193,10 @@ void PlanModuleModel::recomputeErrors()
         }
         if (analysed.relError) {
             analysed.source = ErrorSource::Analysis;
-            analysed.scheme = m_analysisScheme;
+            analysed.scheme = own && own->measuredScheme ? own->measuredScheme : m_analysisScheme;
         }
         auto& error = m_errors[i];
-        const bool quantized = m.decision == PlanDecision::Quantize && m.scheme && m.scheme->quantizes();
-        // Kept modules (and an analysis of unknown scheme) show the analysis: what quantizing would cost.
-        // The analysis rounds by rtn: it stands for a module of its scheme only when that one rounds by rtn.
-        const bool rtn = !m.rounding || m.rounding == &rtnRounding();
-        if (!quantized || !m_analysisScheme || (m.scheme == m_analysisScheme && rtn && analysed.relError)) {
+        if (!quantized || !m_analysisScheme || analysed.relError) {
             error = analysed;
             continue;
         }
@@ -374,10 +377,9 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
         }
         if (role == Qt::ToolTipRole) {
             if (error.unmeasured) {
-                return tr("Planned as %1, which neither the last analysis (%2) nor a sweep measured yet: "
-                          "analyze with %1 (F5) or run the Budget tab's sweep.")
-                    .arg(schemeText(*error.unmeasured),
-                         m_analysisScheme ? schemeText(*m_analysisScheme) : tr("none"));
+                return tr("Planned as %1, which neither the last analysis nor a sweep measured: press F5 "
+                          "(it measures every planned module under its plan) or run the Budget tab's sweep.")
+                    .arg(schemeText(*error.unmeasured));
             }
             if (!error.relError) {
                 return {};

@@ -34,6 +34,14 @@ bool sameShownError(const TensorRowResult& a, const TensorRowResult& b)
 
 } // namespace
 
+bool measuredAs(const TensorRowResult& result, const WeightScheme* analysisScheme, const WeightScheme* scheme,
+                const RoundingMethod* rounding)
+{
+    const auto* measured = result.measuredScheme ? result.measuredScheme : analysisScheme;
+    const auto* method = result.measuredRounding ? result.measuredRounding : &rtnRounding();
+    return result.relError && measured == scheme && method == (rounding ? rounding : &rtnRounding());
+}
+
 std::shared_ptr<const AnalysisTable> plannedErrors(const DocumentSnapshot* snapshot,
                                                    std::shared_ptr<const AnalysisTable> analysis,
                                                    const WeightScheme* analysisScheme,
@@ -54,14 +62,14 @@ std::shared_ptr<const AnalysisTable> plannedErrors(const DocumentSnapshot* snaps
             continue;
         }
         const WeightScheme* planned = findWeightScheme(result.decision.toStdString());
-        // The analysis rounds by rtn: its figures stand for the plan's only when the module rounds by rtn.
+        // The analysis' figures stand for the plan's only when it measured the planned scheme and rounding.
         const RoundingMethod* rounding =
             result.rounding.isEmpty() ? &rtnRounding() : findRoundingMethod(result.rounding.toStdString());
         if (!rounding) {
             rounding = &rtnRounding();
         }
         const bool rtn = rounding == &rtnRounding();
-        if (!planned || !planned->quantizes() || (planned == analysisScheme && rtn && result.relError)) {
+        if (!planned || !planned->quantizes() || measuredAs(result, analysisScheme, planned, rounding)) {
             continue;
         }
         if (!shown) {

@@ -59,6 +59,14 @@ QString TensorErrorSection::statsText() const
     return m_stats->text();
 }
 
+QString TensorErrorSection::measuredText(const TensorQuantResult& result) const
+{
+    const QString scheme = schemeText(result.scheme ? *result.scheme : m_analysis->scheme());
+    return result.rounding && !result.rounding->isRtn()
+               ? scheme + QStringLiteral(" · ") + roundingText(*result.rounding)
+               : scheme;
+}
+
 void TensorErrorSection::showGroup()
 {
     // A layer: its worst tensor, the one to look at first.
@@ -72,7 +80,7 @@ void TensorErrorSection::showGroup()
     }
     if (worst) {
         m_stats->setText(tr("Worst rel. error %1 under %2 (%3)")
-                             .arg(formatRelError(*worst->stats->relErr), schemeText(m_analysis->scheme()),
+                             .arg(formatRelError(*worst->stats->relErr), measuredText(*worst),
                                   worst->tensor.mid(prefix.size())));
     } else {
         m_stats->setText(m_analysis->isRunning() ? tr("Analyzing…")
@@ -112,10 +120,10 @@ void TensorErrorSection::update()
     auto number = [](const std::optional<double>& v, char format, int precision) {
         return v ? QString::number(*v, format, precision) : tr("n/a");
     };
-    // The analysis measures one scheme for every tensor, whatever the plan chose: name it.
+    // A planned module was measured under its plan, the others under the selected scheme: name which.
     QString text =
         tr("Rel. error %1 under %2 · max %3 · p95 %4 · SNR %5 dB")
-            .arg(s.relErr ? formatRelError(*s.relErr) : tr("n/a"), schemeText(m_analysis->scheme()),
+            .arg(s.relErr ? formatRelError(*s.relErr) : tr("n/a"), measuredText(*result),
                  number(s.maxAbsErr, 'g', 4), number(s.p95AbsErr, 'g', 4), number(s.snrDb, 'f', 1));
     if (s.dequantNonFinite > 0) {
         text += tr(" · %n dequantized value(s) overflow", nullptr, static_cast<int>(s.dequantNonFinite));

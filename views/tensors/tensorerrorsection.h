@@ -9,6 +9,7 @@ class QLabel;
 namespace spark {
 
 class AnalysisPanel;
+struct TensorQuantResult;
 class HistogramPlot;
 
 /// @brief The detail panel's "Quantization error" section for the current tensor: rel./max/p95 error
@@ -33,6 +34,8 @@ class TensorErrorSection : public QWidget
   private:
     void update();
     void showGroup();
+    /// "W8A16" or "W4A16 · mse": what @p result was measured under.
+    QString measuredText(const TensorQuantResult& result) const;
 
     AnalysisPanel* m_analysis;
     TensorSelection m_selection;

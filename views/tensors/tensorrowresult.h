@@ -6,6 +6,9 @@
 
 namespace spark {
 
+struct RoundingMethod;
+struct WeightScheme;
+
 /// @brief The per-tensor results that arrive after opening: the plan's decision and the quantization
 /// error from analyze. Empty until a stage fills it.
 struct TensorRowResult
@@ -23,6 +26,9 @@ struct TensorRowResult
     /// The planned scheme when neither the analysis nor the sweep measured it (the cell says so).
     QString unmeasuredScheme = {};
     QString rounding = {}; ///< the planned rounding method of a quantized module ("mse"); empty: rtn
+    /// The scheme and rounding the analysis measured relError under (null: unknown, the analysis' own).
+    const WeightScheme* measuredScheme = nullptr;
+    const RoundingMethod* measuredRounding = nullptr;
 };
 
 /// @brief Indexed like DocumentSnapshot::rows. Shared immutably between the document and its models;
@@ -40,6 +46,8 @@ struct TensorAnalysisUpdate
     std::optional<double> sqNorm = std::nullopt; // initialized: older brace lists stop at maxError
     std::optional<double> sqErr = std::nullopt;
     std::optional<QString> rounding = std::nullopt; ///< with decision: the module's rounding ("" = rtn)
+    const WeightScheme* measuredScheme = nullptr;   ///< with the errors: what they were measured under
+    const RoundingMethod* measuredRounding = nullptr;
 };
 
 } // namespace spark

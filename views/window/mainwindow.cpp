@@ -357,6 +357,8 @@ void MainWindow::createAnalysisAndPlan()
     // The tensors view follows the same rule.
     m_planTab->moduleModel()->setAnalysisScheme(&m_analysis->scheme());
     m_tensorsView->setAnalysisScheme(&m_analysis->scheme());
+    // F5 measures each planned module under its plan, so that a mixed plan's errors are all measured.
+    m_analysis->setPlanSource([this] { return m_planController->plan(); });
     connect(m_analysis, &AnalysisPanel::schemeChanged, this, [this] {
         m_planTab->moduleModel()->setAnalysisScheme(&m_analysis->scheme());
         m_tensorsView->setAnalysisScheme(&m_analysis->scheme());
