@@ -167,7 +167,12 @@ void PlanModuleModel::recomputeErrors()
         // A quantized module's analysis counts only when it was measured under its planned scheme and
         // rounding (F5 with a plan measures so); a kept one shows what quantizing would cost.
         auto counts = [&](const TensorRowResult* r) {
-            return r && r->relError && (!quantized || measuredAs(*r, m_analysisScheme, m.scheme, m.rounding));
+            if (!r || !r->relError) {
+                return false;
+            }
+            // An analysis of unknown scheme is shown as it is.
+            return !quantized || (!r->measuredScheme && !m_analysisScheme) ||
+                   measuredAs(*r, m_analysisScheme, m.scheme, m.rounding);
         };
         // The analysis' error: the module's own, or its fused set's when every member has its sums.
         const auto* own = resultOf(m.weightTensor);
