@@ -355,7 +355,7 @@ class TestGuiAcceptance : public QObject
     }
 
     // At the size of the README's pictures the bars have room and the legend covers neither bars nor axes.
-    void plotHasRoomAt1200x700()
+    void plotHasRoomAt1200x700And1000x650()
     {
         m_window->resize(1200, 700);
         m_window->show();
@@ -372,6 +372,16 @@ class TestGuiAcceptance : public QObject
         QVERIFY(plot->legend->visible());
         QVERIFY(!plot->legend->outerRect().intersects(plot->axisRect()->outerRect()));
         QVERIFY(plot->rect().contains(plot->legend->outerRect()));
+
+        // At 1000x650 the axis' label still fits along the bars (it was cut at both ends).
+        m_window->resize(1000, 650);
+        QApplication::processEvents();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QFontMetrics metrics(plot->yAxis->labelFont());
+        QVERIFY2(
+            metrics.horizontalAdvance(plot->yAxis->label()) <= plot->axisRect()->height(),
+            qPrintable(
+                QStringLiteral("'%1' in %2 px").arg(plot->yAxis->label()).arg(plot->axisRect()->height())));
     }
 
     // Captures that record neither their layer ids nor their prompt (vLLM's connector files), and one

@@ -11,6 +11,7 @@
 #include "views/window/mainwindow.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QListWidget>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -109,6 +110,45 @@ class TestGuiBenchLayout : public QObject
         tab->importFiles({benchSample("metrics_before.prom")});
         QApplication::processEvents();
         QCOMPARE(window.size(), before);
+    }
+
+    // At 1000x650 with two arms at three prompt lengths: every plot keeps at least 40 % of its height for
+    // data (the per-position legend of one entry per curve took six rows), each axis label fits its axis, and
+    // the import status is elided rather than cut at its start.
+    void plotsKeepTheirRoomAt1000x650()
+    {
+        MainWindow window(quiet());
+        window.resize(1000, 650);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.showTab(u"benchmarks"_s));
+        BenchmarksTab* tab = window.benchmarksTab();
+        QVERIFY(importAndWait(*tab, allSamples().mid(0, 3)));
+        QApplication::processEvents();
+        for (const auto kind : {BenchPlotKind::DecodeSpeed, BenchPlotKind::Delta, BenchPlotKind::Acceptance,
+                                BenchPlotKind::PerPosition}) {
+            QCustomPlot* plot = tab->plot(kind)->plot();
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            const int data = plot->axisRect()->height();
+            QVERIFY2(
+                5 * data >= 2 * plot->height(),
+                qPrintable(
+                    u"%1: %2 px of %3 for data"_s.arg(BenchPlot::title(kind)).arg(data).arg(plot->height())));
+            const QFontMetrics metrics(plot->yAxis->labelFont());
+            QVERIFY2(metrics.horizontalAdvance(plot->yAxis->label()) <= data,
+                     qPrintable(u"%1: '%2' is cut in %3 px (legend %4 px, %5 columns, plot %6x%7)"_s
+                                    .arg(BenchPlot::title(kind), plot->yAxis->label())
+                                    .arg(data)
+                                    .arg(plot->legend->outerRect().height())
+                                    .arg(plot->legend->columnCount())
+                                    .arg(plot->width())
+                                    .arg(plot->height())));
+        }
+        auto* status = tab->findChild<QLabel*>(u"benchStatus"_s);
+        QVERIFY(status);
+        QVERIFY(status->toolTip().startsWith(u"Imported "_s));
+        QVERIFY2(status->fontMetrics().horizontalAdvance(status->text()) <= status->contentsRect().width(),
+                 qPrintable(status->text()));
     }
 
     void legendsOutsideThePlotArea()

@@ -2,6 +2,7 @@
 // changed scale shows as that module's red bar and "no".
 #include "audittesthelpers.h"
 #include "core/io/floatconv.h"
+#include "views/bench/benchplotqcp.h"
 #include "views/compare/comparemodel.h"
 #include "views/compare/compareplot.h"
 #include "views/compare/compareview.h"
@@ -33,6 +34,7 @@ class TestGuiCompare : public QObject
     void unrelatedDraftsAreRefused();
     void moduleMissingFromTheSourceIsNotACopy();
     void differingCopiesAreMarkedPerRow();
+    void barsKeepTheirHeightAt1000x650();
 };
 
 void TestGuiCompare::comparesAnExport()
@@ -274,6 +276,28 @@ void TestGuiCompare::differingCopiesAreMarkedPerRow()
         marked += says;
     }
     QCOMPARE(marked, 1);
+}
+
+void TestGuiCompare::barsKeepTheirHeightAt1000x650()
+{
+    // The module names under the bars stand on end: whole names ("midlayer.self_attn.q_proj") took two
+    // thirds of the plot's height at 1000x650 and squeezed the bars and their axis' labels together.
+    QTemporaryDir dir;
+    const fs::path root(dir.path().toStdString());
+    const auto out = exportDemo(root, "llama-eagle3", {}, "w4a16");
+    QVERIFY(!out.empty());
+    CompareView view;
+    view.resize(1000, 560); // the Compare tab's share of a 1000x650 window
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(compareAndWait(view, demoSource(root, "llama-eagle3"), out));
+    QCustomPlot* plot = view.plot()->plot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    const int bars = plot->axisRect()->height();
+    QVERIFY2(bars >= plot->height() / 2,
+             qPrintable(QStringLiteral("bars %1 px of a %2 px plot").arg(bars).arg(plot->height())));
+    const QFontMetrics metrics(plot->yAxis->labelFont());
+    QVERIFY(metrics.horizontalAdvance(plot->yAxis->label()) <= bars);
 }
 
 QTEST_MAIN(TestGuiCompare)

@@ -10,6 +10,7 @@
 #include "views/plan/plancontroller.h"
 #include "views/plan/planentryeditor.h"
 #include "views/plan/planentrylistmodel.h"
+#include "views/plan/planmodulemodel.h"
 #include "views/plan/plantab.h"
 #include "views/plan/summarybar.h"
 #include "views/window/mainwindow.h"
@@ -122,6 +123,21 @@ class TestGuiPlanLayout : public QObject
         QTableView* modules = tab->modulesView();
         QVERIFY2(modules->model()->rowCount() >= moduleRows, qPrintable(describe(modules)));
         QVERIFY2(fullyVisibleRows(modules) >= moduleRows, qPrintable(describe(modules)));
+        // What a user decides by is in view without scrolling: the decision, its error and both sizes.
+        for (const int column :
+             {PlanModuleModel::Module, PlanModuleModel::Decision, PlanModuleModel::RelError,
+              PlanModuleModel::Bytes, PlanModuleModel::BytesAfter}) {
+            const int left = modules->columnViewportPosition(column);
+            QVERIFY2(left >= 0 && left + modules->columnWidth(column) <= modules->viewport()->width(),
+                     qPrintable(u"column %1 is out of view: %2 + %3 > %4"_s.arg(column)
+                                    .arg(left)
+                                    .arg(modules->columnWidth(column))
+                                    .arg(modules->viewport()->width())));
+        }
+        // Every column of the sizes table in view.
+        QTableWidget* sizes = tab->summaryBar()->table();
+        QVERIFY2(sizes->horizontalHeader()->length() <= sizes->viewport()->width(),
+                 qPrintable(describe(sizes)));
 
         // One rules editor, a tab per list: each list's rows in view and every entry whole in its column.
         PlanEntryEditor* rules = tab->rulesEditor();

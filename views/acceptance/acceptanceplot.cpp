@@ -110,7 +110,7 @@ void AcceptancePlot::rebuild()
     }
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setLabel(tr("draft position i"));
-    m_plot->yAxis->setLabel(tr("acceptance a_i (95% interval)"));
+    m_plot->yAxis->setLabel(tr("a_i, 95% interval"));
     m_plot->xAxis->setRange(-0.6, std::max(0.6, static_cast<double>(m_summary.positions.size()) - 0.4));
     m_plot->yAxis->setRange(0, 1.05);
     m_plot->legend->setVisible(!empty);

@@ -6,6 +6,7 @@
 #include "views/bench/benchplotwidget.h"
 #include "views/bench/benchtablemodel.h"
 #include "views/bench/speedmodelpanel.h"
+#include "views/shared/elidinglabel.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -116,7 +117,7 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
       m_model(new BenchTableModel(this)), m_proxy(new QSortFilterProxyModel(this)),
       m_clear(new QPushButton(tr("C&lear"), this)), m_copy(new QPushButton(tr("Copy as &Markdown"), this)),
       m_baselineBox(new QComboBox(this)), m_armTag(new QLineEdit(this)), m_promptLenTag(new QSpinBox(this)),
-      m_overrideTags(new QCheckBox(tr("O&verride file tags"), this)), m_status(new QLabel(this)),
+      m_overrideTags(new QCheckBox(tr("O&verride file tags"), this)), m_status(new ElidingLabel(this)),
       m_banner(new QLabel(this)), m_error(new QLabel(this)), m_hint(new QLabel(this)),
       m_table(new QTableView(this)), m_warnings(new QListWidget(this)),
       m_speedPanel(new SpeedModelPanel(this))
@@ -170,7 +171,6 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     toolbar->addStretch(1);
     // A long status ("x.prom is the before scrape: ...") is cut rather than widening the window.
     m_status->setObjectName(QStringLiteral("benchStatus"));
-    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     toolbar->addWidget(m_status, 1);
     auto* tagBar = new QHBoxLayout;
@@ -347,7 +347,7 @@ void BenchmarksTab::importFiles(const QStringList& paths)
         fresh.append(QFileInfo(path).absoluteFilePath());
     }
     if (fresh.isEmpty()) {
-        m_status->setText(tr("%n file(s) already imported.", nullptr, skipped));
+        m_status->setFullText(tr("%n file(s) already imported.", nullptr, skipped));
         return;
     }
     m_lastDirectory = QFileInfo(fresh.front()).absolutePath();
@@ -358,12 +358,12 @@ void BenchmarksTab::importFiles(const QStringList& paths)
         m_pendingScrape.clear();
     } else if (fresh.size() == 1 && isPrometheusScrape(fresh.front())) {
         m_pendingScrape = fresh.front();
-        m_status->setText(tr("%1 is the \"before\" /metrics scrape: import the \"after\" scrape next.")
-                              .arg(QFileInfo(m_pendingScrape).fileName()));
+        m_status->setFullText(tr("%1 is the \"before\" /metrics scrape: import the \"after\" scrape next.")
+                                  .arg(QFileInfo(m_pendingScrape).fileName()));
         m_clear->setEnabled(true);
         return;
     }
-    m_status->setText(tr("Importing %n file(s)…", nullptr, static_cast<int>(fresh.size())));
+    m_status->setFullText(tr("Importing %n file(s)…", nullptr, static_cast<int>(fresh.size())));
     m_importer->import(fresh, importTags());
 }
 
@@ -406,15 +406,15 @@ void BenchmarksTab::onImported(const QStringList& paths, const BenchImport& resu
     m_import.append(result);
     m_files.append(paths);
     rebuildReport();
-    m_status->setText(tr("Imported %1 from %2.")
-                          .arg(tr("%n record(s)", nullptr, static_cast<int>(records)),
-                               tr("%n file(s)", nullptr, static_cast<int>(paths.size()))));
+    m_status->setFullText(tr("Imported %1 from %2.")
+                              .arg(tr("%n record(s)", nullptr, static_cast<int>(records)),
+                                   tr("%n file(s)", nullptr, static_cast<int>(paths.size()))));
 }
 
 void BenchmarksTab::onFailed(const QStringList& paths, const QString& message)
 {
     Q_UNUSED(paths);
-    m_status->clear();
+    m_status->setFullText({});
     showError(message);
     Q_EMIT importFailed(message);
 }
@@ -434,7 +434,7 @@ void BenchmarksTab::clear()
     m_baseline.clear();
     m_error->hide();
     m_error->clear();
-    m_status->clear();
+    m_status->setFullText({});
     rebuildReport();
 }
 
@@ -454,7 +454,7 @@ void BenchmarksTab::copyMarkdown()
         return;
     }
     QApplication::clipboard()->setText(text);
-    m_status->setText(tr("Copied the tables as Markdown."));
+    m_status->setFullText(tr("Copied the tables as Markdown."));
 }
 
 void BenchmarksTab::rebuildReport()

@@ -24,6 +24,8 @@ class QTableView;
 
 namespace spark {
 
+class ElidingLabel;
+
 class BenchImporter;
 class BenchPlotWidget;
 class BenchTableModel;
@@ -132,7 +134,7 @@ class BenchmarksTab : public QWidget
     QLineEdit* m_armTag;
     QSpinBox* m_promptLenTag;
     QCheckBox* m_overrideTags;
-    QLabel* m_status;
+    ElidingLabel* m_status; ///< one line, elided with the full text as tooltip in a narrow window
     QLabel* m_banner;
     QLabel* m_error;
     QLabel* m_hint;

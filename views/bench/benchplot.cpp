@@ -12,6 +12,9 @@
 namespace spark {
 namespace {
 
+// A dynamic property of a plottable whose legend entry is left out (the key entries stand for it).
+constexpr const char* kOutOfLegend = "sparkOutOfLegend";
+
 const char* const kEmptyNoteName = "sparkEmptyNote";
 
 QColor armColor(const BenchReport& report, const std::string& arm)
@@ -145,9 +148,7 @@ void drawDelta(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
         }
     }
     rect->axis(QCPAxis::atLeft)
-        ->setLabel(QStringLiteral("Δ tok/s (%%, %1 CI)")
-                       .arg(QString::number(100 * report.confidence))
-                       .replace(QStringLiteral("%%"), QStringLiteral("%")));
+        ->setLabel(QStringLiteral("Δ (%), %1% CI").arg(QString::number(100 * report.confidence)));
 }
 
 void drawAcceptance(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
@@ -186,8 +187,32 @@ void drawAcceptance(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& rep
     rect->axis(QCPAxis::atLeft)->setRange(0, 100);
 }
 
+/// Legend-only graphs (no data): one per arm in its colour, and one per prompt length in its line style
+/// when there are several.
+void addKeyEntries(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report,
+                   const Qt::PenStyle (&styles)[4])
+{
+    auto entry = [&](const QString& name, const QPen& pen) {
+        auto* key = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        key->setName(name);
+        key->setPen(pen);
+        key->addToLegend();
+    };
+    for (const auto& arm : report.arms) {
+        const QColor color = armColor(report, arm);
+        entry(armName(arm), QPen(color, 1.6));
+    }
+    if (report.promptLens.size() > 1) {
+        const QColor grey = plot.palette().color(QPalette::WindowText);
+        for (std::size_t i = 0; i < report.promptLens.size(); ++i) {
+            entry(QStringLiteral("%1 tokens").arg(report.promptLens[i]), QPen(grey, 1.2, styles[i % 4]));
+        }
+    }
+}
+
 void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
 {
+    static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
     std::size_t maxPositions = 0;
     int curve = 0;
     for (const auto& cell : report.cells) {
@@ -205,7 +230,6 @@ void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& re
         graph->setName(armName(cell.arm) +
                        (cell.promptLen > 0 ? QStringLiteral(" @ %1").arg(cell.promptLen) : QString()));
         // Same colour per arm; prompt lengths differ by line style.
-        static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
         const auto lenIndex = static_cast<std::size_t>(
             std::find(report.promptLens.begin(), report.promptLens.end(), cell.promptLen) -
             report.promptLens.begin());
@@ -213,14 +237,19 @@ void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& re
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
         graph->setData(x, y, true);
         ++curve;
+        // An entry per curve ("w4a16_draft @ 8192") took six rows at 1000 pixels; the legend says what
+        // colour and line style mean instead.
+        graph->removeFromLegend();
+        graph->setProperty(kOutOfLegend, true);
     }
+    addKeyEntries(plot, rect, report, styles);
     auto* xAxis = rect->axis(QCPAxis::atBottom);
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
     ticker->setTickStep(1.0);
     xAxis->setTicker(ticker);
     xAxis->setRange(-0.3, std::max<double>(1.0, static_cast<double>(maxPositions) - 0.7));
     xAxis->setLabel(QStringLiteral("draft position"));
-    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("accepted (% of drafts)"));
+    rect->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("% accepted"));
     rect->axis(QCPAxis::atLeft)->setRange(0, 100);
     Q_UNUSED(curve);
 }
@@ -241,7 +270,8 @@ void addLegend(QCustomPlot& plot, QCPAxisRect* rect, int row, int column)
     legend->setFont(font);
     for (int i = 0; i < plot.plottableCount(); ++i) {
         auto* p = plot.plottable(i);
-        if (p->keyAxis()->axisRect() == rect && !qobject_cast<QCPErrorBars*>(p) && !p->name().isEmpty()) {
+        if (p->keyAxis()->axisRect() == rect && !qobject_cast<QCPErrorBars*>(p) && !p->name().isEmpty() &&
+            !p->property(kOutOfLegend).toBool()) {
             p->addToLegend(legend);
         }
     }

@@ -3,17 +3,38 @@
 #include "views/bench/benchplotqcp.h"
 
 #include <QEvent>
+#include <QFontMetrics>
 #include <QVBoxLayout>
 
 namespace spark {
 namespace {
 
-/// The module name without the "layers." every layer module starts with: the labels stand on end under
-/// the bars, and their length is height taken from the bars.
-QString tickLabel(const std::string& module)
+/// The labels under the bars stand on end, and their length is height taken from the bars: the part every
+/// dotted name shares ("layers.", "midlayer.") is dropped, and what is left is elided in the middle to about
+/// sixteen characters (the table above names each module in full).
+QStringList tickLabels(const QStringList& modules, const QFontMetrics& metrics)
 {
-    const auto name = QString::fromStdString(module);
-    return name.startsWith(QStringLiteral("layers.")) ? name.mid(7) : name;
+    QString shared;
+    bool first = true;
+    for (const QString& name : modules) {
+        if (!name.contains(QLatin1Char('.'))) {
+            continue;
+        }
+        if (first) {
+            shared = name.left(name.lastIndexOf(QLatin1Char('.')) + 1);
+            first = false;
+        }
+        while (!name.startsWith(shared)) {
+            shared.chop(1);
+            shared = shared.left(shared.lastIndexOf(QLatin1Char('.')) + 1);
+        }
+    }
+    QStringList labels;
+    for (const QString& name : modules) {
+        labels.append(metrics.elidedText(name.startsWith(shared) ? name.mid(shared.size()) : name,
+                                         Qt::ElideMiddle, metrics.averageCharWidth() * 16));
+    }
+    return labels;
 }
 
 } // namespace
@@ -63,7 +84,7 @@ void ComparePlot::redraw()
     exact->setPen(Qt::NoPen);
     differs->setBrush(QColor(0xd0, 0x40, 0x40));
     differs->setPen(Qt::NoPen);
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    QStringList names;
     double maxErr = 0;
     if (m_report) {
         for (const auto& m : m_report->modules) {
@@ -73,9 +94,14 @@ void ComparePlot::redraw()
             const double x = m_bars++;
             const double percent = *m.relErr * 100.0; // as the table shows it
             (m.bitExact == BitExactness::No ? differs : exact)->addData(x, percent);
-            ticker->addTick(x, tickLabel(m.module));
+            names.append(QString::fromStdString(m.module));
             maxErr = std::max(maxErr, percent);
         }
+    }
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const QStringList labels = tickLabels(names, QFontMetrics(m_plot->xAxis->tickLabelFont()));
+    for (int i = 0; i < labels.size(); ++i) {
+        ticker->addTick(i, labels[i]);
     }
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setTickLabelRotation(90);

@@ -106,9 +106,11 @@ CompareView::CompareView(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_table);
     splitter->addWidget(m_plot);
-    // The plot's module names stand under its bars: it gets as much height as the table.
+    // The plot's module names stand under its bars: it gets as much height as the table, from the start
+    // (the table's size hint would otherwise take two thirds).
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
+    splitter->setSizes({1, 1});
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);

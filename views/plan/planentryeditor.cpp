@@ -96,21 +96,23 @@ PlanEntryEditor::PlanEntryEditor(PlanController* controller, PlanList list, QWid
     QFont bold = m_title->font();
     bold.setBold(true);
     m_title->setFont(bold);
-    auto* titleLine = new QHBoxLayout;
-    titleLine->setContentsMargins(0, 0, 0, 0);
-    titleLine->setSpacing(2);
-    titleLine->addWidget(m_title);
-    titleLine->addStretch(1);
-    titleLine->addWidget(m_add);
-    titleLine->addWidget(m_remove);
-    titleLine->addWidget(m_up);
-    titleLine->addWidget(m_down);
+    // The buttons go under the list, not beside the tabs: beside them they set the Plan tab's left column to
+    // 515 pixels and pushed the modules' error column out of view at 1000.
+    auto* buttons = new QHBoxLayout;
+    buttons->setContentsMargins(0, 0, 0, 0);
+    buttons->setSpacing(2);
+    buttons->addWidget(m_add);
+    buttons->addWidget(m_remove);
+    buttons->addWidget(m_up);
+    buttons->addWidget(m_down);
+    buttons->addStretch(1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(1);
-    layout->addLayout(titleLine);
+    layout->addWidget(m_title);
     layout->addWidget(m_stack, 1);
+    layout->addLayout(buttons);
 
     m_pages.push_back(makePage(list));
     m_title->setBuddy(m_pages.front().view);
@@ -143,7 +145,7 @@ PlanEntryEditor::Page PlanEntryEditor::makePage(PlanList list)
     view->setItemDelegateForColumn(PlanEntryListModel::Entry, delegate);
     connect(delegate, &LiveEditDelegate::editingStarted, page.model, &PlanEntryListModel::beginEditSession);
     // Every column fits the editor's width with no horizontal scrolling: the short ones at their contents,
-    // the problem at about sixteen characters (its full text is the tooltip), and the entry, the text a
+    // the problem at about ten characters (its full text is the tooltip), and the entry, the text a
     // user types, the rest.
     auto* header = view->horizontalHeader();
     header->setStretchLastSection(false);
@@ -151,7 +153,7 @@ PlanEntryEditor::Page PlanEntryEditor::makePage(PlanList list)
     header->setSectionResizeMode(PlanEntryListModel::Matches, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(PlanEntryListModel::Source, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(PlanEntryListModel::Problem, QHeaderView::Interactive);
-    view->setColumnWidth(PlanEntryListModel::Problem, fontMetrics().averageCharWidth() * 16);
+    view->setColumnWidth(PlanEntryListModel::Problem, fontMetrics().averageCharWidth() * 10);
     view->setToolTip(viewToolTip(list));
     m_stack->addWidget(view);
     connect(view->selectionModel(), &QItemSelectionModel::currentChanged, this,

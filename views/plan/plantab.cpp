@@ -7,12 +7,12 @@
 #include "core/quant/roundingmethod.h"
 #include "views/document/document.h"
 #include "views/export/exportdialog.h"
-#include "views/plan/elidinglabel.h"
 #include "views/plan/lintmodel.h"
 #include "views/plan/plancontroller.h"
 #include "views/plan/planentryeditor.h"
 #include "views/plan/planmodulemodel.h"
 #include "views/plan/summarybar.h"
+#include "views/shared/elidinglabel.h"
 #include "views/shared/formatting.h"
 
 #include <QClipboard>
@@ -193,8 +193,12 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     m_modulesView->setColumnWidth(PlanModuleModel::Reason, charWidth * 60);
     m_modulesView->setColumnWidth(PlanModuleModel::Bytes, charWidth * 13);
     m_modulesView->setColumnWidth(PlanModuleModel::BytesAfter, charWidth * 13);
-    // Reason is wide; the byte columns go last so they stay visible next to it.
-    m_modulesView->horizontalHeader()->moveSection(PlanModuleModel::Reason, PlanModuleModel::ColumnCount - 1);
+    // What a user decides by comes first: module, decision, error and bytes; the vLLM name and role follow
+    // (both also in the detail of a row), and the wide reason goes last.
+    auto* header = m_modulesView->horizontalHeader();
+    for (const int column : {PlanModuleModel::VllmName, PlanModuleModel::Role, PlanModuleModel::Reason}) {
+        header->moveSection(header->visualIndex(column), PlanModuleModel::ColumnCount - 1);
+    }
 
     m_lint = new LintModel(this);
     m_lintView = new QTableView(this);

@@ -3,8 +3,8 @@
 #include "core/bench/benchreport.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/timingprediction.h"
-#include "views/plan/elidinglabel.h"
 #include "views/plan/planspeedprediction.h"
+#include "views/shared/elidinglabel.h"
 #include "views/shared/formatting.h"
 
 #include <QComboBox>
@@ -193,7 +193,7 @@ void SummaryBar::addRow(const QStringList& cells, const QString& toolTip, bool b
     }
 }
 
-void SummaryBar::fitTableHeight()
+void SummaryBar::fitTableToContents()
 {
     // Every row stays in view: the table is as tall as its rows, the tabs above it get the rest.
     int height = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth();
@@ -201,6 +201,9 @@ void SummaryBar::fitTableHeight()
         height += m_table->rowHeight(row);
     }
     m_table->setFixedHeight(height);
+    // Every column too: the Plan tab's left column is never narrower than the table (the rules editor above
+    // it would let the splitter hide After and Change).
+    m_table->setMinimumWidth(m_table->horizontalHeader()->length() + 2 * m_table->frameWidth());
 }
 
 void SummaryBar::update()
@@ -214,7 +217,7 @@ void SummaryBar::update()
         m_timingText.clear();
         addRow({m_sizeText});
         m_table->setSpan(0, 0, 1, ColumnCount);
-        fitTableHeight();
+        fitTableToContents();
         return;
     }
     const auto& sizes = m_plan->sizes;
@@ -263,7 +266,7 @@ void SummaryBar::update()
         m_table->setSpan(m_table->rowCount() - 1, Modules, 1, ColumnCount - Modules);
         m_basis->setFullText({});
         m_assumption->setText(QString::fromStdString(std::string(timingAssumption())));
-        fitTableHeight();
+        fitTableToContents();
         return;
     }
     // With benchmarks of the unquantized draft, the speed model turns the saving into tok/s and k*.
@@ -312,7 +315,7 @@ void SummaryBar::update()
         m_speed->setStyleSheet(speed.error ? QStringLiteral("QLabel { color: #d93025; }") : QString());
         m_speed->show();
     }
-    fitTableHeight();
+    fitTableToContents();
 }
 
 } // namespace spark

@@ -53,7 +53,7 @@ class SummaryBar : public QWidget
   private:
     void update();
     void addRow(const QStringList& cells, const QString& toolTip = {}, bool bold = false);
-    void fitTableHeight();
+    void fitTableToContents();
 
     std::shared_ptr<const QuantPlan> m_plan;
     std::shared_ptr<const BenchReport> m_benchmarks;

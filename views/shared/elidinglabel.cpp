@@ -1,4 +1,4 @@
-#include "views/plan/elidinglabel.h"
+#include "views/shared/elidinglabel.h"
 
 namespace spark {
 
