@@ -1,5 +1,6 @@
 #include "core/audit/comparer.h"
 
+#include "core/audit/reencodecheck.h"
 #include "core/io/floatconv.h"
 #include "core/io/ioerror.h"
 #include "core/plan/draftlayout.h"
@@ -49,98 +50,6 @@ struct ErrorSums
             c.maxAbsErr = maxAbs;
         }
     }
-};
-
-/// Re-encodes a module's source blocks under its scheme and compares them with the stored tensors.
-class BitExactCheck
-{
-  public:
-    BitExactCheck(const Checkpoint& output, const std::string& prefix, const WeightScheme& scheme,
-                  const TensorInfo& weight, const SchemeContext& context, ModuleComparison& result)
-        : m_output(output), m_prefix(prefix), m_codec(*scheme.codec()), m_scheme(scheme), m_context(context),
-          m_result(result)
-    {
-        m_tensors = m_codec.tensors(weight.shape[0], weight.shape[1], weight.dtype);
-        for (const auto& t : m_tensors) {
-            const auto* written = output.find(prefix + "." + t.suffix);
-            if (!written || written->info.dtype != t.dtype || written->info.shape != t.shape) {
-                fail(t.suffix +
-                     (written ? " is " + std::string(dtypeName(written->info.dtype)) + " " +
-                                    written->info.shapeText() + ", a fresh " + std::string(scheme.name) +
-                                    " quantization of the " + std::string(dtypeName(weight.dtype)) +
-                                    " source writes another dtype or shape"
-                              : " is missing"));
-                return;
-            }
-            m_written.push_back(written);
-            if (t.rowsPerEntry == 0) {
-                const auto expected = m_codec.constantBytes(t, weight.shape[0], weight.shape[1], context);
-                const auto bytes = output.bytes(*written);
-                if (!std::equal(bytes.begin(), bytes.end(), expected.begin(), expected.end())) {
-                    fail(t.suffix + " differs from a fresh " + std::string(scheme.name) + " quantization");
-                    return;
-                }
-            }
-        }
-    }
-
-    bool active() const { return !m_failed; }
-
-    void block(const WeightRows& rows, const QuantBackend& backend, unsigned threads)
-    {
-        if (m_failed) {
-            return;
-        }
-        try {
-            m_codec.encode(rows, m_context, m_parts, backend, threads);
-        } catch (const QuantError& e) {
-            m_failed = true;
-            m_result.bitExact = BitExactness::NotChecked;
-            m_result.detail = e.what();
-            return;
-        }
-        for (std::size_t i = 0; i < m_tensors.size(); ++i) {
-            if (m_tensors[i].rowsPerEntry == 0) {
-                continue;
-            }
-            const auto [offset, size] = m_tensors[i].rowRange(rows.firstRow, rows.rowCount);
-            m_actual.resize(static_cast<std::size_t>(size));
-            m_output.fileOf(*m_written[i])
-                .read(m_written[i]->info, offset, std::span(m_actual.data(), m_actual.size()));
-            if (m_actual != m_parts[i]) {
-                fail(m_tensors[i].suffix + " differs from a fresh " + std::string(m_scheme.name) +
-                     " quantization of the source (rows from " + std::to_string(rows.firstRow) + ")");
-                return;
-            }
-        }
-    }
-
-    void finish()
-    {
-        if (!m_failed) {
-            m_result.bitExact = BitExactness::Yes;
-        }
-    }
-
-  private:
-    void fail(const std::string& why)
-    {
-        m_failed = true;
-        m_result.bitExact = BitExactness::No;
-        m_result.detail = why;
-    }
-
-    const Checkpoint& m_output;
-    const std::string& m_prefix;
-    const SchemeCodec& m_codec;
-    const WeightScheme& m_scheme;
-    SchemeContext m_context;
-    ModuleComparison& m_result;
-    std::vector<EncodedTensor> m_tensors;
-    std::vector<const CheckpointTensor*> m_written;
-    std::vector<std::vector<std::byte>> m_parts;
-    std::vector<std::byte> m_actual;
-    bool m_failed = false;
 };
 
 /// Throws std::invalid_argument when @p output cannot be a quantization of @p source.
@@ -320,7 +229,7 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         }
         const auto rows = static_cast<std::size_t>(om.module.outFeatures);
         const auto cols = static_cast<std::size_t>(om.module.inFeatures);
-        std::unique_ptr<BitExactCheck> exact;
+        std::unique_ptr<ReencodeCheck> exact;
         c.rounding = om.rounding ? std::string(om.rounding->name) : std::string();
         const auto request = requestOf.find(om.module.name);
         if (weight && om.gptq) {
@@ -331,8 +240,8 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         } else if (request != requestOf.end() && !contexts[request->second].error.empty()) {
             c.detail = contexts[request->second].error;
         } else if (request != requestOf.end()) {
-            exact = std::make_unique<BitExactCheck>(output, om.module.name, *om.productScheme, weight->info,
-                                                    contexts[request->second].context, c);
+            exact = std::make_unique<ReencodeCheck>(output, om.module.name, *om.productScheme, *om.rounding,
+                                                    weight->info, contexts[request->second].context);
         } else if (weight) {
             c.detail = om.scheme + " is not a scheme Sparkulator encodes: only its error is measured";
         }
@@ -383,7 +292,13 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
         }
         sums.finish(c);
         if (exact) {
-            exact->finish();
+            using State = ReencodeCheck::State;
+            c.bitExact = exact->state() == State::Matching  ? BitExactness::Yes
+                         : exact->state() == State::Differs ? BitExactness::No
+                                                            : BitExactness::NotChecked;
+            if (!exact->matching() && c.detail.empty()) {
+                c.detail = exact->problem();
+            }
         }
         report.modules.push_back(std::move(c));
     }

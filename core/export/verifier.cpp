@@ -1,5 +1,6 @@
 #include "core/export/verifier.h"
 
+#include "core/audit/reencodecheck.h"
 #include "core/plan/configreader.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/vllmmatching.h"
@@ -123,54 +124,18 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
     if (!checkModuleTensors(output, q, check)) {
         return;
     }
-    const auto& info = q.weight->info;
-    const auto& codec = *q.scheme->codec();
-    const auto tensors = codec.tensors(info.shape[0], info.shape[1], info.dtype);
-    std::vector<const CheckpointTensor*> written;
-    for (const auto& t : tensors) {
-        written.push_back(output.find(q.module->name + "." + t.suffix));
-    }
-    RowChunkReader reader(source, *q.weight, kChunkBytes, codec.rowAlignment());
-    std::vector<std::vector<std::byte>> parts;
-    std::vector<std::byte> actual;
-    try {
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
-            if (tensors[i].rowsPerEntry == 0) {
-                const auto expected =
-                    codec.constantBytes(tensors[i], info.shape[0], info.shape[1], q.context);
-                const auto bytes = output.bytes(*written[i]);
-                if (!check.require(std::equal(bytes.begin(), bytes.end(), expected.begin(), expected.end()),
-                                   q.module->name,
-                                   tensors[i].suffix + " differs from a fresh quantization")) {
-                    return;
-                }
-            }
+    ReencodeCheck exact(output, q.module->name, *q.scheme, *q.rounding, q.weight->info, q.context, q.gptq);
+    RowChunkReader reader(source, *q.weight, kChunkBytes, q.scheme->codec()->rowAlignment());
+    while (exact.matching()) {
+        const auto block = reader.next();
+        if (!block) {
+            break;
         }
-        while (const auto block = reader.next()) {
-            codec.encode(*block, q.context, parts, backend, threads);
-            for (std::size_t i = 0; i < tensors.size(); ++i) {
-                if (tensors[i].rowsPerEntry == 0 || (q.gptq && tensors[i].suffix == "weight_packed")) {
-                    continue;
-                }
-                const auto [offset, size] = tensors[i].rowRange(block->firstRow, block->rowCount);
-                actual.resize(static_cast<std::size_t>(size));
-                output.fileOf(*written[i])
-                    .read(written[i]->info, offset, std::span(actual.data(), actual.size()));
-                if (actual != parts[i]) {
-                    check.require(false, q.module->name,
-                                  tensors[i].suffix + " differs from a fresh " + std::string(q.scheme->name) +
-                                      " quantization (" + std::string(q.rounding->name) +
-                                      " rounding) of the source (rows from " +
-                                      std::to_string(block->firstRow) + ")");
-                    return;
-                }
-            }
-        }
-    } catch (const QuantError& e) {
-        check.require(false, q.module->name, e.what());
-        return;
+        exact.block(*block, backend, threads);
     }
-    ++(q.gptq ? report.gptqModules : report.bitExactModules);
+    if (check.require(exact.matching(), q.module->name, exact.problem())) {
+        ++(q.gptq ? report.gptqModules : report.bitExactModules);
+    }
 }
 
 /// The modules of @p plan quantized in @p output with their schemes; NVFP4 contexts from each fused set.
