@@ -5,6 +5,7 @@
 
 #include "core/demo/demodraft.h"
 #include "testsupport.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/window/mainwindow.h"
@@ -64,7 +65,7 @@ inline bool openAndWait(MainWindow& window, const std::filesystem::path& path, i
 /// rather than being cancelled.
 inline bool analyzeAndWait(MainWindow& window)
 {
-    QSignalSpy finished(window.analysisPanel(), &AnalysisPanel::finished);
+    QSignalSpy finished(window.analysisController(), &AnalysisController::finished);
     window.analysisPanel()->analyze();
     return finished.wait(120000) && !finished.front().front().toBool();
 }

@@ -5,6 +5,7 @@
 #include "core/quant/analyzer.h"
 #include "guitesthelpers.h"
 #include "views/acceptance/acceptancepanel.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/bench/benchplot.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/document/document.h"
@@ -335,7 +336,7 @@ class TestGuiBudget : public QObject
         BudgetPanel* panel = window.budgetPanel();
         QVERIFY(sweepAndWait(panel));
         const int points = static_cast<int>(panel->allocator()->frontier().size());
-        const WeightScheme* analysisScheme = &window.analysisPanel()->scheme();
+        const WeightScheme* analysisScheme = &window.analysisController()->scheme();
         // The frontier point with most schemes other than the analysis bar's: the case the column got wrong.
         int best = -1;
         std::size_t bestOthers = 0;

@@ -3,6 +3,7 @@
 // wheel over a histogram scrolling the panel.
 #include "core/plan/quantplan.h"
 #include "guitesthelpers.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/plan/plancontroller.h"
@@ -83,10 +84,10 @@ class TestGuiDetailPanel : public QObject
         QCOMPARE(section->statsText(), u"Not analyzed: press F5 to analyze."_s);
         // Results arrive through the event loop: right after the start there are none yet.
         window.analysisPanel()->analyze();
-        QVERIFY(window.analysisPanel()->isRunning());
+        QVERIFY(window.analysisController()->isRunning());
         QCOMPARE(section->statsText(), u"Analyzing…"_s);
-        window.analysisPanel()->cancel();
-        QVERIFY(!window.analysisPanel()->isRunning());
+        window.analysisController()->cancel();
+        QVERIFY(!window.analysisController()->isRunning());
         QCOMPARE(section->statsText(), u"Not analyzed: press F5 to analyze."_s);
 
         // A tensor analyze does not measure says so, running or not.
@@ -110,7 +111,7 @@ class TestGuiDetailPanel : public QObject
         QCOMPARE(section->statsText(), u"Analyzing…"_s);
         QVERIFY(openAndWait(window, m_draft));
         QCOMPARE(window.tensorsView()->currentTensor(), m_weight);
-        QVERIFY(!window.analysisPanel()->isRunning());
+        QVERIFY(!window.analysisController()->isRunning());
         QCOMPARE(section->statsText(), u"Not analyzed: press F5 to analyze."_s);
         QVERIFY(section->weightPlot()->isHidden());
 

@@ -4,6 +4,7 @@
 #include "core/plan/quantplan.h"
 #include "core/quant/quantbackend.h"
 #include "guitesthelpers.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/analysis/analysisjob.h"
 #include "views/analysis/analysispanel.h"
 #include "views/document/document.h"
@@ -121,12 +122,13 @@ class TestGuiFlow : public QObject
         QVERIFY(!window.tensorPlanSection()->vllmNameText().isEmpty());
 
         // Analyze with F5: every eligible tensor gets a rel. error, streamed while the job runs.
-        AnalysisPanel* analysis = window.analysisPanel();
+        AnalysisPanel* controls = window.analysisPanel();
+        AnalysisController* analysis = window.analysisController();
         // CPU always; CUDA only where a device can run it (the job then computes there).
-        QCOMPARE(analysis->backendBox()->itemData(0).toString(), QStringLiteral("cpu"));
-        QTRY_COMPARE(analysis->backendBox()->count(), cudaAvailable() ? 2 : 1); // probed in the background
-        QSignalSpy finished(analysis, &AnalysisPanel::finished);
-        QSignalSpy streamed(analysis, &AnalysisPanel::tensorAnalyzed);
+        QCOMPARE(controls->backendBox()->itemData(0).toString(), QStringLiteral("cpu"));
+        QTRY_COMPARE(controls->backendBox()->count(), cudaAvailable() ? 2 : 1); // probed in the background
+        QSignalSpy finished(analysis, &AnalysisController::finished);
+        QSignalSpy streamed(analysis, &AnalysisController::tensorAnalyzed);
         QAction* analyze = action(window, "analyzeAction");
         QVERIFY(analyze);
         QCOMPARE(analyze->shortcut(), QKeySequence(Qt::Key_F5));
@@ -161,7 +163,7 @@ class TestGuiFlow : public QObject
         // Changing the analysis scheme runs nothing and leaves the plan alone; F5 measures the new scheme,
         // and switching back shows the first scheme's results again without re-running.
         const auto resultsW4 = analysis->resultCount();
-        analysis->schemeBox()->setCurrentIndex(analysis->schemeBox()->findData(QStringLiteral("W8A16")));
+        controls->schemeBox()->setCurrentIndex(controls->schemeBox()->findData(QStringLiteral("W8A16")));
         QVERIFY(!analysis->isRunning());
         QCOMPARE(analysis->resultCount(), 0);
         QCOMPARE(schemeText(*window.currentPlan()->defaultScheme), QStringLiteral("W4A16"));
@@ -172,7 +174,7 @@ class TestGuiFlow : public QObject
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.front().front().toBool(), false);
         QCOMPARE(analysis->resultCount(), resultsW4);
-        analysis->schemeBox()->setCurrentIndex(analysis->schemeBox()->findData(QStringLiteral("W4A16")));
+        controls->schemeBox()->setCurrentIndex(controls->schemeBox()->findData(QStringLiteral("W4A16")));
         QVERIFY(!analysis->isRunning());
         QCOMPARE(analysis->resultCount(), resultsW4);
 

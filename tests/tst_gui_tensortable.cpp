@@ -5,6 +5,7 @@
 #include "core/plan/quantplan.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/analysis/analysispanel.h"
 #include "views/document/checkpointloader.h"
 #include "views/document/document.h"
@@ -290,12 +291,12 @@ class TestGuiTensorTable : public QObject
         }
 
         // Rel. error in one unit: the table cell and the detail panel say the same.
-        const auto* result = window.analysisPanel()->result(tensor);
+        const auto* result = window.analysisController()->result(tensor);
         QVERIFY(result && result->stats && result->stats->relErr);
         const QString expected = formatRelError(*result->stats->relErr);
         QCOMPARE(tree->currentIndex().siblingAtColumn(TensorColumns::RelError).data().toString(), expected);
         QVERIFY2(window.tensorErrorSection()->statsText().contains(
-                     expected + u" under "_s + schemeText(window.analysisPanel()->scheme())),
+                     expected + u" under "_s + schemeText(window.analysisController()->scheme())),
                  qPrintable(window.tensorErrorSection()->statsText()));
 
         // ... and the Plan tab's modules table, for an unfused module.

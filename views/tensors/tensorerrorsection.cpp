@@ -1,6 +1,6 @@
 #include "views/tensors/tensorerrorsection.h"
 
-#include "views/analysis/analysispanel.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/shared/formatting.h"
 #include "views/tensors/histogramplot.h"
 
@@ -9,7 +9,7 @@
 
 namespace spark {
 
-TensorErrorSection::TensorErrorSection(AnalysisPanel* analysis, QWidget* parent)
+TensorErrorSection::TensorErrorSection(AnalysisController* analysis, QWidget* parent)
     : QWidget(parent), m_analysis(analysis)
 {
     m_stats = new QLabel(this);
@@ -30,15 +30,15 @@ TensorErrorSection::TensorErrorSection(AnalysisPanel* analysis, QWidget* parent)
     layout->addWidget(m_stats);
     layout->addWidget(m_weights);
     layout->addWidget(m_errors);
-    connect(m_analysis, &AnalysisPanel::tensorAnalyzed, this, [this](const QString& tensor) {
+    connect(m_analysis, &AnalysisController::tensorAnalyzed, this, [this](const QString& tensor) {
         if (tensor == m_selection.tensor || m_selection.kind == TensorSelection::Group) {
             update();
         }
     });
     // Every change of state rereads the result: a finished or cancelled run must not leave "Analyzing…".
-    connect(m_analysis, &AnalysisPanel::started, this, &TensorErrorSection::update);
-    connect(m_analysis, &AnalysisPanel::finished, this, &TensorErrorSection::update);
-    connect(m_analysis, &AnalysisPanel::resultsReset, this, &TensorErrorSection::update);
+    connect(m_analysis, &AnalysisController::started, this, &TensorErrorSection::update);
+    connect(m_analysis, &AnalysisController::finished, this, &TensorErrorSection::update);
+    connect(m_analysis, &AnalysisController::resultsReset, this, &TensorErrorSection::update);
     update();
 }
 

@@ -8,7 +8,7 @@ class QLabel;
 
 namespace spark {
 
-class AnalysisPanel;
+class AnalysisController;
 struct TensorQuantResult;
 class HistogramPlot;
 
@@ -21,7 +21,7 @@ class TensorErrorSection : public QWidget
     Q_OBJECT
 
   public:
-    explicit TensorErrorSection(AnalysisPanel* analysis, QWidget* parent = nullptr);
+    explicit TensorErrorSection(AnalysisController* analysis, QWidget* parent = nullptr);
 
     void setSelection(const TensorSelection& selection);
     /// @brief Shows tensor @p tensor (empty: nothing).
@@ -37,7 +37,7 @@ class TensorErrorSection : public QWidget
     /// "W8A16" or "W4A16 · mse": what @p result was measured under.
     QString measuredText(const TensorQuantResult& result) const;
 
-    AnalysisPanel* m_analysis;
+    AnalysisController* m_analysis;
     TensorSelection m_selection;
     QLabel* m_stats;
     HistogramPlot* m_weights;

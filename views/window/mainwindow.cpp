@@ -3,6 +3,7 @@
 #include "core/bench/speedmodelplan.h"
 #include "core/plan/planfile.h"
 #include "views/acceptance/acceptancepanel.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/bench/speedmodelpanel.h"
@@ -300,13 +301,15 @@ void MainWindow::createActions()
     analyze->setStatusTip(
         tr("Measure the error of the selected scheme on every 2-D weight (nothing is written)."));
     auto* cancel = analyzeMenu->addAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"),
-                                          m_analysis, &AnalysisPanel::cancel);
+                                          m_analysisController, &AnalysisController::cancel);
     cancel->setObjectName(QStringLiteral("cancelAction"));
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     // Enabled only while a job runs, so Esc still closes editors and popups the rest of the time.
     cancel->setEnabled(false);
-    connect(m_analysis, &AnalysisPanel::started, cancel, [cancel] { cancel->setEnabled(true); });
-    connect(m_analysis, &AnalysisPanel::finished, cancel, [cancel] { cancel->setEnabled(false); });
+    connect(m_analysisController, &AnalysisController::started, cancel,
+            [cancel] { cancel->setEnabled(true); });
+    connect(m_analysisController, &AnalysisController::finished, cancel,
+            [cancel] { cancel->setEnabled(false); });
     analyzeMenu->addSeparator();
     auto* showPlan =
         analyzeMenu->addAction(tr("Show &Plan"), this, [this] { showTab(QStringLiteral("plan")); });
@@ -325,7 +328,8 @@ void MainWindow::createActions()
 void MainWindow::createAnalysisAndPlan()
 {
     m_planController = new PlanController(m_document, this);
-    m_analysis = new AnalysisPanel(m_document, this);
+    m_analysisController = new AnalysisController(m_document, this);
+    m_analysis = new AnalysisPanel(m_analysisController, this);
 
     auto* toolbar = addToolBar(tr("Analyze"));
     toolbar->setObjectName(QStringLiteral("analyzeToolbar"));
@@ -337,7 +341,7 @@ void MainWindow::createAnalysisAndPlan()
 
     m_planSection = new TensorPlanSection(m_planController);
     m_tensorsView->detailPanel()->addSection(tr("Plan"), m_planSection);
-    m_errorSection = new TensorErrorSection(m_analysis);
+    m_errorSection = new TensorErrorSection(m_analysisController);
     m_tensorsView->detailPanel()->addSection(tr("Quantization error"), m_errorSection);
     // An already-quantized draft: its stored scheme and dequantized weights (hidden for a BF16 draft).
     m_storedSection = new StoredWeightSection(m_document);
@@ -355,17 +359,18 @@ void MainWindow::createAnalysisAndPlan()
 
     // The Plan tab shows each module's planned scheme's error: it must know which scheme the analysis used.
     // The tensors view follows the same rule.
-    m_planTab->moduleModel()->setAnalysisScheme(&m_analysis->scheme());
-    m_tensorsView->setAnalysisScheme(&m_analysis->scheme());
+    m_planTab->moduleModel()->setAnalysisScheme(&m_analysisController->scheme());
+    m_tensorsView->setAnalysisScheme(&m_analysisController->scheme());
     // F5 measures each planned module under its plan, so that a mixed plan's errors are all measured.
-    m_analysis->setPlanSource([this] { return m_planController->plan(); });
-    connect(m_analysis, &AnalysisPanel::schemeChanged, this, [this] {
-        m_planTab->moduleModel()->setAnalysisScheme(&m_analysis->scheme());
-        m_tensorsView->setAnalysisScheme(&m_analysis->scheme());
+    m_analysisController->setPlanSource([this] { return m_planController->plan(); });
+    connect(m_analysisController, &AnalysisController::schemeChanged, this, [this] {
+        m_planTab->moduleModel()->setAnalysisScheme(&m_analysisController->scheme());
+        m_tensorsView->setAnalysisScheme(&m_analysisController->scheme());
     });
     // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
-    connect(m_analysis, &AnalysisPanel::analysisCleared, m_planController, &PlanController::publishDecisions);
-    connect(m_analysis, &AnalysisPanel::statusMessage, this,
+    connect(m_analysisController, &AnalysisController::analysisCleared, m_planController,
+            &PlanController::publishDecisions);
+    connect(m_analysisController, &AnalysisController::statusMessage, this,
             [this](const QString& message, int timeoutMs) { statusBar()->showMessage(message, timeoutMs); });
     connect(m_planTab, &PlanTab::statusMessage, this,
             [this](const QString& message) { statusBar()->showMessage(message, 8000); });

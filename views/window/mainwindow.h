@@ -13,6 +13,7 @@ class QTabWidget;
 namespace spark {
 
 class AcceptancePanel;
+class AnalysisController;
 class AnalysisPanel;
 class BenchmarksTab;
 class BudgetPanel;
@@ -65,6 +66,7 @@ class MainWindow : public QMainWindow
     PlanController* planController() const { return m_planController; }
     PlanTab* planTab() const { return m_planTab; }
     AnalysisPanel* analysisPanel() const { return m_analysis; }
+    AnalysisController* analysisController() const { return m_analysisController; }
     TensorPlanSection* tensorPlanSection() const { return m_planSection; }
     TensorErrorSection* tensorErrorSection() const { return m_errorSection; }
     StoredWeightSection* storedWeightSection() const { return m_storedSection; }
@@ -176,6 +178,7 @@ class MainWindow : public QMainWindow
     QString m_currentPath;
     PlanController* m_planController = nullptr;
     PlanTab* m_planTab = nullptr;
+    AnalysisController* m_analysisController = nullptr;
     AnalysisPanel* m_analysis = nullptr;
     TensorPlanSection* m_planSection = nullptr;
     TensorErrorSection* m_errorSection = nullptr;

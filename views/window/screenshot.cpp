@@ -2,6 +2,7 @@
 
 #include "views/acceptance/acceptancepanel.h"
 #include "views/acceptance/acceptancerunner.h"
+#include "views/analysis/analysiscontroller.h"
 #include "views/analysis/analysispanel.h"
 #include "views/bench/benchmarkstab.h"
 #include "views/compare/compareview.h"
@@ -145,10 +146,10 @@ int renderScreenshot(const ScreenshotRequest& request, QString* error)
 
     if (request.analyze) {
         JobWait analysis;
-        QObject::connect(window.analysisPanel(), &AnalysisPanel::finished, analysis.context(),
+        QObject::connect(window.analysisController(), &AnalysisController::finished, analysis.context(),
                          [&](bool cancelled) { cancelled ? analysis.fail() : analysis.done(); });
         window.analysisPanel()->analyze();
-        if (window.analysisPanel()->isRunning() && !analysis.wait(request.timeoutMs)) {
+        if (window.analysisController()->isRunning() && !analysis.wait(request.timeoutMs)) {
             *error = QApplication::translate("spark::Screenshot", "%1: analysis did not finish in time")
                          .arg(request.checkpoint);
             return kExitError;
