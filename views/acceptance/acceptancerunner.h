@@ -1,9 +1,8 @@
 #pragma once
 
 #include "core/forward/acceptancejob.h"
-#include "views/shared/jobtracker.h"
+#include "views/shared/backgroundjob.h"
 
-#include <QFuture>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
@@ -21,9 +20,9 @@ struct AcceptanceJobResult
     QString error;
 };
 
-/// @brief Runs core's runAcceptance() or runSensitivity() in the background (QtConcurrent + QPromise) with
-/// progress and cancel. One job at a time: starting another cancels the running one, and each job has an id,
-/// so the result of a cancelled or superseded job is dropped when it arrives.
+/// @brief Runs core's runAcceptance() or runSensitivity() in the background (a BackgroundJob) with progress
+/// and cancel. One job at a time: starting another cancels the running one, and the result of a cancelled or
+/// superseded job is dropped when it arrives.
 class AcceptanceRunner : public QObject
 {
     Q_OBJECT
@@ -32,15 +31,13 @@ class AcceptanceRunner : public QObject
     enum class Kind { Acceptance, Sensitivity };
 
     explicit AcceptanceRunner(QObject* parent = nullptr);
-    /// Cancels a running job; the worker stops at its next progress report.
-    ~AcceptanceRunner() override;
 
     /// @brief Starts @p job as a paired run (Acceptance) or a per-unit ranking (Sensitivity; the job needs
     /// a plan). The job's progress callback is replaced by the runner's.
     void start(const AcceptanceJob& job, Kind kind);
     /// @brief Stops the running job; emits finished with an empty result at once.
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
     Kind kind() const { return m_kind; }
 
   Q_SIGNALS:
@@ -50,10 +47,8 @@ class AcceptanceRunner : public QObject
     void finished(const spark::AcceptanceJobResult& result);
 
   private:
-    JobTracker m_jobs;
-    QFuture<AcceptanceJobResult> m_future;
+    BackgroundJob<AcceptanceJobResult> m_job;
     Kind m_kind = Kind::Acceptance;
-    bool m_running = false;
 };
 
 } // namespace spark

@@ -1,9 +1,8 @@
 #pragma once
 
 #include "core/plan/sensitivitysweep.h"
-#include "views/shared/jobtracker.h"
+#include "views/shared/backgroundjob.h"
 
-#include <QFuture>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
@@ -18,23 +17,20 @@ struct SweepJobResult
     QString error;
 };
 
-/// @brief Runs core's sweepCheckpoint() in the background (QtConcurrent + QPromise) with progress and
-/// cancel. Each run has a job id, so the result of a run that was cancelled or superseded (another file)
-/// is dropped when it arrives.
+/// @brief Runs core's sweepCheckpoint() in the background (a BackgroundJob) with progress and cancel; the
+/// result of a run that was cancelled or superseded (another file) is dropped when it arrives.
 class SweepJob : public QObject
 {
     Q_OBJECT
 
   public:
     explicit SweepJob(QObject* parent = nullptr);
-    /// Cancels a running sweep; the worker stops at its next progress report.
-    ~SweepJob() override;
 
     /// @brief Starts sweeping @p checkpoint; a running sweep is cancelled first.
     void start(std::shared_ptr<const Checkpoint> checkpoint, const SweepOptions& options);
     /// @brief Stops the running sweep (emits finished with neither sweep nor error).
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
 
   Q_SIGNALS:
     /// @p fraction of the weight bytes measured (0..1).
@@ -43,9 +39,7 @@ class SweepJob : public QObject
     void finished(const spark::SweepJobResult& result);
 
   private:
-    JobTracker m_jobs;
-    QFuture<SweepJobResult> m_future;
-    bool m_running = false;
+    BackgroundJob<SweepJobResult> m_job;
 };
 
 } // namespace spark
