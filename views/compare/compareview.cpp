@@ -17,17 +17,8 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace spark {
-
-/// What a background comparison hands back: the report, or the error that stopped it (file and tensor).
-struct CompareView::Outcome
-{
-    int job = 0;
-    std::shared_ptr<const CompareReport> report;
-    QString error;
-};
 
 namespace {
 
@@ -80,7 +71,13 @@ CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_source(new QLineEdit(this)), m_output(new QLineEdit(this)),
       m_run(new QPushButton(tr("&Compare"), this)), m_status(new QLabel(this)),
       m_model(new CompareModel(this)), m_proxy(new QSortFilterProxyModel(this)),
-      m_table(new QTableView(this)), m_plot(new ComparePlot(this))
+      m_table(new QTableView(this)), m_plot(new ComparePlot(this)),
+      m_job(
+          this,
+          [this](double fraction) {
+              m_status->setText(tr("Comparing… %1 %").arg(static_cast<int>(fraction * 100)));
+          },
+          [this](const Outcome& outcome) { onFinished(outcome); })
 {
     m_source->setObjectName(QStringLiteral("compareSource"));
     m_output->setObjectName(QStringLiteral("compareOutput"));
@@ -120,12 +117,6 @@ CompareView::CompareView(QWidget* parent)
     m_status->setText(tr("Pick a BF16 source and a quantized output of it."));
 
     connect(m_run, &QPushButton::clicked, this, &CompareView::startCompare);
-    connect(&m_watcher, &QFutureWatcher<std::shared_ptr<Outcome>>::finished, this, &CompareView::onFinished);
-}
-
-CompareView::~CompareView()
-{
-    m_watcher.waitForFinished();
 }
 
 void CompareView::setPaths(const QString& source, const QString& output)
@@ -154,7 +145,7 @@ QString CompareView::outputPath() const
 
 bool CompareView::isRunning() const
 {
-    return m_watcher.isRunning();
+    return m_job.isRunning();
 }
 
 const CompareReport* CompareView::report() const
@@ -178,47 +169,37 @@ void CompareView::startCompare()
             return;
         }
     }
-    if (m_watcher.isRunning()) {
-        m_watcher.waitForFinished(); // its result carries an old job id and is dropped
-    }
-    const int job = ++m_job;
     m_run->setEnabled(false);
     m_status->setText(tr("Comparing…"));
-    m_watcher.setFuture(QtConcurrent::run([job, source, output] {
-        auto outcome = std::make_shared<Outcome>();
-        outcome->job = job;
-        try {
-            const auto src = Checkpoint::open(source.toStdString());
-            const auto out = Checkpoint::open(output.toStdString());
-            outcome->report = std::make_shared<const CompareReport>(compareCheckpoints(src, out));
-        } catch (const std::exception& e) {
-            outcome->error = QString::fromStdString(e.what());
-        }
-        return outcome;
-    }));
+    m_job.start([source, output](const ProgressFn& progress) {
+        const auto src = Checkpoint::open(source.toStdString());
+        const auto out = Checkpoint::open(output.toStdString());
+        CompareOptions options;
+        options.progress = progress;
+        return Outcome{std::make_shared<const CompareReport>(compareCheckpoints(src, out, options)), {}};
+    });
 }
 
-void CompareView::onFinished()
+void CompareView::onFinished(const Outcome& outcome)
 {
-    m_run->setEnabled(true);
-    const auto outcome = m_watcher.result();
-    if (!outcome || outcome->job != m_job) {
-        return;
+    if (!outcome.report && outcome.error.isEmpty()) {
+        return; // cancelled by a newer comparison, which reports instead
     }
-    if (!outcome->report) {
+    m_run->setEnabled(true);
+    if (!outcome.report) {
         // No table of an older pair, nor of a pair that is not source and quantization, stays behind.
         m_model->resetData(nullptr);
         m_plot->setReport(nullptr);
         m_status->setToolTip(QString());
-        m_status->setText(tr("Cannot compare: %1").arg(outcome->error));
+        m_status->setText(tr("Cannot compare: %1").arg(outcome.error));
         Q_EMIT finished();
         return;
     }
-    m_model->resetData(outcome->report);
-    m_plot->setReport(outcome->report);
+    m_model->resetData(outcome.report);
+    m_plot->setReport(outcome.report);
     m_table->resizeColumnsToContents();
-    m_status->setText(QString::fromStdString(outcome->report->summary()));
-    m_status->setToolTip(tensorListing(*outcome->report));
+    m_status->setText(QString::fromStdString(outcome.report->summary()));
+    m_status->setToolTip(tensorListing(*outcome.report));
     Q_EMIT finished();
 }
 

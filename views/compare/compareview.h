@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/audit/comparer.h"
+#include "views/shared/backgroundjob.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 
@@ -18,15 +18,14 @@ class CompareModel;
 class ComparePlot;
 
 /// @brief Two checkpoints side by side (the Compare tab): a BF16 source and a quantized output of it, per
-/// module the schemes, bytes, rel. error and bit-exactness (core compareCheckpoints(), off the GUI thread),
-/// and a per-module error plot. A newer comparison drops the results of an older one.
+/// module the schemes, bytes, rel. error and bit-exactness (core compareCheckpoints(), a BackgroundJob with
+/// its progress in the status line), and a per-module error plot. A newer comparison cancels an older one.
 class CompareView : public QWidget
 {
     Q_OBJECT
 
   public:
     explicit CompareView(QWidget* parent = nullptr);
-    ~CompareView() override;
 
     void setPaths(const QString& source, const QString& output);
     /// @brief Puts @p path in the output field when @p quantized, else in the source field, unless that
@@ -48,8 +47,14 @@ class CompareView : public QWidget
     void finished();
 
   private:
-    struct Outcome;
-    void onFinished();
+    /// What a comparison hands back: the report, or the error that stopped it (file and tensor); neither
+    /// when a newer comparison cancelled it.
+    struct Outcome
+    {
+        std::shared_ptr<const CompareReport> report;
+        QString error;
+    };
+    void onFinished(const Outcome& outcome);
 
     QLineEdit* m_source;
     QLineEdit* m_output;
@@ -59,8 +64,7 @@ class CompareView : public QWidget
     QSortFilterProxyModel* m_proxy;
     QTableView* m_table;
     ComparePlot* m_plot;
-    QFutureWatcher<std::shared_ptr<Outcome>> m_watcher;
-    int m_job = 0;
+    BackgroundJob<Outcome> m_job;
 };
 
 } // namespace spark

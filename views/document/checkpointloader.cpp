@@ -4,20 +4,11 @@
 #include "core/io/ioerror.h"
 
 #include <QFileInfo>
-#include <QFutureWatcher>
-#include <QPromise>
-#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
 namespace spark {
 
 namespace {
-
-struct LoadResult
-{
-    std::shared_ptr<const DocumentSnapshot> snapshot;
-    QString error;
-};
 
 // The reader's header and layout errors (format-spec §1.3): the file is not a safetensors file.
 bool isHeaderError(IoErrorKind kind)
@@ -42,11 +33,11 @@ bool isHeaderError(IoErrorKind kind)
 
 } // namespace
 
-CheckpointLoader::CheckpointLoader(QObject* parent) : QObject(parent) {}
-
-// Running loads hold nothing of ours: their watchers are children and are deleted with us, which
-// disconnects them; the worker thread finishes on its own and its result is discarded.
-CheckpointLoader::~CheckpointLoader() = default;
+CheckpointLoader::CheckpointLoader(QObject* parent)
+    : QObject(parent), m_job(
+                           this, [](double) {}, [this](const Outcome& outcome) { onFinished(outcome); })
+{
+}
 
 std::shared_ptr<const DocumentSnapshot> CheckpointLoader::openNow(const QString& path, QString* error)
 {
@@ -67,35 +58,26 @@ std::shared_ptr<const DocumentSnapshot> CheckpointLoader::openNow(const QString&
 
 void CheckpointLoader::load(const QString& path)
 {
-    const quint64 job = m_jobs.startJob();
-    m_pendingPath = path;
-    ++m_running;
-    auto* watcher = new QFutureWatcher<LoadResult>(this);
-    connect(watcher, &QFutureWatcher<LoadResult>::finished, this, [this, watcher, job, path] {
-        watcher->deleteLater();
-        --m_running;
-        if (!m_jobs.isCurrent(job)) {
-            return; // a newer load (or a cancel) superseded this one
-        }
-        m_pendingPath.clear();
-        const LoadResult result = watcher->future().result();
-        if (result.snapshot) {
-            Q_EMIT loaded(path, result.snapshot);
-        } else {
-            Q_EMIT failed(path, result.error);
-        }
+    m_path = path;
+    m_job.start([path](const ProgressFn&) {
+        Outcome outcome;
+        outcome.snapshot = openNow(path, &outcome.error);
+        return outcome;
     });
-    watcher->setFuture(QtConcurrent::run([path](QPromise<LoadResult>& promise) {
-        LoadResult result;
-        result.snapshot = openNow(path, &result.error);
-        promise.addResult(std::move(result));
-    }));
 }
 
 void CheckpointLoader::cancel()
 {
-    m_jobs.invalidate();
-    m_pendingPath.clear();
+    m_job.cancel();
+}
+
+void CheckpointLoader::onFinished(const Outcome& outcome)
+{
+    if (outcome.snapshot) {
+        Q_EMIT loaded(m_path, outcome.snapshot);
+    } else if (!outcome.error.isEmpty()) {
+        Q_EMIT failed(m_path, outcome.error);
+    }
 }
 
 } // namespace spark
