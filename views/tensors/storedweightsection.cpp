@@ -6,30 +6,15 @@
 #include "views/document/document.h"
 #include "views/tensors/histogramplot.h"
 
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QLocale>
-#include <QPromise>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <limits>
 
 namespace spark {
-
-struct StoredWeightSection::Result
-{
-    QString module;
-    FixedHistogram histogram;
-    std::uint64_t rows = 0, cols = 0;
-    std::uint64_t rowsDecoded = 0;
-    std::uint64_t values = 0;    ///< finite values in the histogram
-    std::uint64_t nonFinite = 0; ///< ±Inf/NaN (compressed-tensors overflows)
-    double meanAbs = 0;
-    QString error;
-};
 
 namespace {
 
@@ -116,7 +101,14 @@ StoredWeightSection::Result decodeModule(const Checkpoint& checkpoint, const Qua
 } // namespace
 
 StoredWeightSection::StoredWeightSection(Document* document, QWidget* parent)
-    : QWidget(parent), m_document(document)
+    : QWidget(parent), m_document(document),
+      m_job(
+          this, [](double) {},
+          [this](const Result& result) {
+              if (!result.module.isEmpty()) { // empty: dropped for another selection
+                  showResult(result);
+              }
+          })
 {
     m_scheme = new QLabel(this);
     m_scheme->setObjectName(QStringLiteral("storedScheme"));
@@ -142,8 +134,6 @@ StoredWeightSection::StoredWeightSection(Document* document, QWidget* parent)
 
 // A running decode holds the snapshot (and so the checkpoint) it started from; its watcher is our child
 // and goes with us, so its result is dropped.
-StoredWeightSection::~StoredWeightSection() = default;
-
 QString StoredWeightSection::schemeText() const
 {
     return m_scheme->text();
@@ -171,8 +161,7 @@ void StoredWeightSection::setTensor(const QString& tensor)
     const AuditedModule* module =
         report && !tensor.isEmpty() ? report->view.moduleOfTensorName(tensor.toStdString()) : nullptr;
     if (!module) {
-        m_jobs.invalidate();
-        m_decoding = false;
+        m_job.cancel();
         m_module.clear();
         m_scheme->setText(report ? tr("Select a tensor of a module to see how it is stored.") : QString());
         m_stats->clear();
@@ -197,15 +186,13 @@ void StoredWeightSection::setTensor(const QString& tensor)
     m_module = moduleName;
     m_plot->setHistogram(nullptr);
     if (!module->quantizedOnDisk) {
-        m_jobs.invalidate();
-        m_decoding = false;
+        m_job.cancel();
         m_stats->setText(tr("Not quantized: the Quantization error section measures its weights."));
         m_plot->hide();
         return;
     }
     if (!module->decodable()) {
-        m_jobs.invalidate();
-        m_decoding = false;
+        m_job.cancel();
         m_stats->setText(tr("Cannot dequantize: its tensors do not fit its config group (see the Plan tab's "
                             "findings)."));
         m_plot->hide();
@@ -213,19 +200,8 @@ void StoredWeightSection::setTensor(const QString& tensor)
     }
     m_stats->setText(tr("Dequantizing…"));
     m_plot->show();
-    m_decoding = true;
-    const quint64 job = m_jobs.startJob();
-    auto* watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, job] {
-        watcher->deleteLater();
-        if (!m_jobs.isCurrent(job)) {
-            return; // another module (or file) was selected meanwhile
-        }
-        m_decoding = false;
-        showResult(watcher->future().result());
-    });
     const std::string name = module->module.name;
-    watcher->setFuture(QtConcurrent::run([snapshot, report, name](QPromise<Result>& promise) {
+    m_job.start([snapshot, report, name](const ProgressFn&) {
         Result result;
         try {
             // The snapshot keeps the checkpoint and the report alive for as long as this runs.
@@ -236,8 +212,8 @@ void StoredWeightSection::setTensor(const QString& tensor)
             result.error = QString::fromStdString(e.what());
         }
         result.module = QString::fromStdString(name);
-        promise.addResult(std::move(result));
-    }));
+        return result;
+    });
 }
 
 void StoredWeightSection::showResult(const Result& result)

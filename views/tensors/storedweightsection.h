@@ -1,6 +1,7 @@
 #pragma once
 
-#include "views/shared/jobtracker.h"
+#include "core/quant/errorstats.h"
+#include "views/shared/backgroundjob.h"
 
 #include <QWidget>
 #include <cstdint>
@@ -25,7 +26,6 @@ class StoredWeightSection : public QWidget
     static constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 20;
 
     explicit StoredWeightSection(Document* document, QWidget* parent = nullptr);
-    ~StoredWeightSection() override;
 
     void setTensor(const QString& tensor);
 
@@ -34,10 +34,21 @@ class StoredWeightSection : public QWidget
     QString schemeText() const;
     QString statsText() const;
     HistogramPlot* weightPlot() const { return m_plot; }
-    bool isDecoding() const { return m_decoding; }
+    bool isDecoding() const { return m_job.isRunning(); }
 
-    /// What a decode produced (defined in the .cpp; public so the worker function can build one).
-    struct Result;
+    /// What a decode produced: the module's histogram and figures, or why there are none; an empty module
+    /// when another selection dropped it.
+    struct Result
+    {
+        QString module;
+        FixedHistogram histogram;
+        std::uint64_t rows = 0, cols = 0;
+        std::uint64_t rowsDecoded = 0;
+        std::uint64_t values = 0;    ///< finite values in the histogram
+        std::uint64_t nonFinite = 0; ///< ±Inf/NaN (compressed-tensors overflows)
+        double meanAbs = 0;
+        QString error;
+    };
 
   Q_SIGNALS:
     /// The histogram of @p module is shown (or its decode failed: statsText() says why).
@@ -48,9 +59,8 @@ class StoredWeightSection : public QWidget
     void setApplicable(bool applicable);
 
     Document* m_document;
-    JobTracker m_jobs;
+    BackgroundJob<Result> m_job;
     QString m_module;
-    bool m_decoding = false;
     QLabel* m_scheme;
     QLabel* m_stats;
     HistogramPlot* m_plot;
