@@ -106,12 +106,6 @@ class Findings
     std::vector<LintFinding>& m_out;
 };
 
-bool isDFlashFamily(DraftArchitecture kind)
-{
-    return kind == DraftArchitecture::LagunaDFlash || kind == DraftArchitecture::Qwen3DFlash ||
-           kind == DraftArchitecture::DSpark;
-}
-
 std::string groupLabel(const QuantizedCheckpoint& view, int g)
 {
     if (g < 0 || g >= static_cast<int>(view.config.read.groupNames.size())) {
@@ -464,8 +458,8 @@ void checkModule(const Checkpoint& checkpoint, const QuantizedCheckpoint& view, 
                          "): it must stay BF16",
                      m.module.fusedGroup == "qkv_proj" ? "vllm#51581" : "schemes-spec §5.2.4");
     } else if (head) {
-        const bool never = isDFlashFamily(view.architecture.kind);
-        const bool eagle = view.architecture.kind == DraftArchitecture::Eagle3;
+        const bool never = view.architecture.traits().blockDraft;
+        const bool eagle = view.architecture.traits().quantizableHead;
         const auto severity =
             never || (eagle && !options.vllm.newest) ? LintSeverity::Error : LintSeverity::Warning;
         // FP8 keeps `.weight`; packed schemes store weight_packed, which the V2 runner's check trips on.
@@ -692,7 +686,7 @@ CheckReport checkCheckpoint(const Checkpoint& checkpoint, const CheckOptions& op
         }
         checkFusedSets(checkpoint, view, findings);
         checkKernels(view, findings);
-        if (!view.targetLayersKnown && view.architecture.kind != DraftArchitecture::Generic) {
+        if (!view.targetLayersKnown && view.architecture.traits().known) {
             findings.add("target-layers-unknown", LintSeverity::Info, {},
                          "config.json does not state the target's layer count: vLLM names were computed with "
                          "offset 0 (set the target's layer count: --target-layers N in the CLI, the "

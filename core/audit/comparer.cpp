@@ -62,8 +62,7 @@ void requireRelated(const Checkpoint& source, const QuantizedCheckpoint& sourceV
     };
     const auto& sa = sourceView.architecture;
     const auto& oa = outputView.architecture;
-    if (sa.kind != DraftArchitecture::Generic && oa.kind != DraftArchitecture::Generic &&
-        sa.kind != oa.kind) {
+    if (sa.traits().known && oa.traits().known && sa.kind != oa.kind) {
         refuse("the source is a " + sa.displayName + " draft, the output a " + oa.displayName + " draft");
     }
     std::size_t weighted = 0;

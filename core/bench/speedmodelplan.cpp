@@ -4,17 +4,11 @@ namespace spark {
 
 std::optional<DrafterKind> drafterKindOf(DraftArchitecture architecture)
 {
-    switch (architecture) {
-    case DraftArchitecture::Eagle3:
-        return DrafterKind::Chain;
-    case DraftArchitecture::LagunaDFlash:
-    case DraftArchitecture::Qwen3DFlash:
-    case DraftArchitecture::DSpark:
-        return DrafterKind::Block;
-    case DraftArchitecture::Generic:
-        break;
+    const auto& traits = traitsOf(architecture);
+    if (!traits.known) {
+        return std::nullopt;
     }
-    return std::nullopt;
+    return traits.blockDraft ? DrafterKind::Block : DrafterKind::Chain;
 }
 
 void applyPlan(SpeedModelOptions& options, const QuantPlan& plan, bool kindGiven)

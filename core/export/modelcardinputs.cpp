@@ -32,17 +32,7 @@ std::string licenseOfSourceCard(const fs::path& folder)
 
 std::string speculativeMethod(DraftArchitecture kind)
 {
-    switch (kind) {
-    case DraftArchitecture::LagunaDFlash:
-    case DraftArchitecture::Qwen3DFlash:
-        return "dflash";
-    case DraftArchitecture::DSpark:
-        return "dspark";
-    case DraftArchitecture::Eagle3:
-    case DraftArchitecture::Generic:
-        break;
-    }
-    return "eagle3";
+    return std::string(traitsOf(kind).vllmMethod);
 }
 
 int speculativeTokens(const nlohmann::json& config)

@@ -149,7 +149,7 @@ std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Ch
         if (!isQuantizedIn(output, module)) {
             continue;
         }
-        const bool head = module.vllmName == "lm_head" && plan.architecture.kind == DraftArchitecture::Eagle3;
+        const bool head = module.vllmName == "lm_head" && plan.architecture.traits().quantizableHead;
         if (!check.require(module.isLinear() || head, module.name,
                            "quantized, but vLLM loads it as " + module.vllmClass +
                                ", which cannot run quantized")) {

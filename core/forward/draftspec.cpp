@@ -184,7 +184,7 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
     DraftSpec spec;
     spec.kind = arch.kind;
     spec.archId = arch.id;
-    if (arch.kind == DraftArchitecture::Generic) {
+    if (!arch.traits().known) {
         throw ForwardInputError(
             file, "architectures",
             "not a draft the reference forward knows (EAGLE-3, Qwen3 DFlash, Laguna DFlash, "

@@ -1,5 +1,6 @@
 #include "core/plan/architecture.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace spark {
@@ -43,6 +44,72 @@ std::string verifierName(const nlohmann::json& config)
 
 } // namespace
 
+const std::vector<ArchitectureTraits>& architectureTraits()
+{
+    // DSpark before Qwen3 DFlash: a DSpark checkpoint of the speculators format may also read as DFlash.
+    static const std::vector<ArchitectureTraits> rows = {
+        {DraftArchitecture::LagunaDFlash,
+         "laguna-dflash",
+         "Laguna DFlash",
+         {"DFlashLagunaForCausalLM"},
+         {},
+         true,
+         "laguna-dflash",
+         "dflash",
+         true,
+         true,
+         false,
+         false},
+        {DraftArchitecture::DSpark,
+         "dspark",
+         "DSpark (speculators)",
+         {"DSparkSpeculator", "Qwen3DSparkModel"},
+         {"dspark"},
+         false,
+         "glm-dspark",
+         "dspark",
+         true,
+         true},
+        {DraftArchitecture::Qwen3DFlash,
+         "qwen3-dflash",
+         "Qwen3 DFlash",
+         {"DFlashDraftModel"},
+         {"dflash"},
+         true,
+         "qwen3-dflash",
+         "dflash",
+         true,
+         true},
+        {DraftArchitecture::Eagle3,
+         "eagle3",
+         "EAGLE-3",
+         {"LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM"},
+         {"eagle3"},
+         false,
+         "eagle3",
+         "eagle3",
+         true,
+         false,
+         true,
+         true,
+         true,
+         "vllm#28435",
+         "vllm#48068"},
+        {DraftArchitecture::Generic, "generic", "Generic", {}, {}, false, "generic", "eagle3", false},
+    };
+    return rows;
+}
+
+const ArchitectureTraits& traitsOf(DraftArchitecture kind)
+{
+    for (const auto& row : architectureTraits()) {
+        if (row.kind == kind) {
+            return row;
+        }
+    }
+    return architectureTraits().back();
+}
+
 ArchitectureInfo detectArchitecture(const nlohmann::json& config)
 {
     ArchitectureInfo info;
@@ -56,29 +123,21 @@ ArchitectureInfo detectArchitecture(const nlohmann::json& config)
     info.speculatorsFormat = !speculatorsType.empty();
     info.configArchitecture = info.speculatorsFormat ? speculatorsType : arch;
 
-    if (arch == "DFlashLagunaForCausalLM") {
-        info.kind = DraftArchitecture::LagunaDFlash;
-        info.id = "laguna-dflash";
-        info.displayName = "Laguna DFlash";
-        info.targetLayers =
-            intField(config.value("dflash_config", nlohmann::json::object()), "num_target_layers");
-        info.targetLayersSource = "dflash_config.num_target_layers";
-    } else if (speculatorsType == "dspark" || arch == "DSparkSpeculator" || arch == "Qwen3DSparkModel") {
-        info.kind = DraftArchitecture::DSpark;
-        info.id = "dspark";
-        info.displayName = "DSpark (speculators)";
-    } else if (arch == "DFlashDraftModel" || speculatorsType == "dflash") {
-        info.kind = DraftArchitecture::Qwen3DFlash;
-        info.id = "qwen3-dflash";
-        info.displayName = "Qwen3 DFlash";
-        info.targetLayers =
-            intField(config.value("dflash_config", nlohmann::json::object()), "num_target_layers");
-        info.targetLayersSource = "dflash_config.num_target_layers";
-    } else if (arch == "LlamaForCausalLMEagle3" || arch == "Eagle3LlamaForCausalLM" ||
-               speculatorsType == "eagle3") {
-        info.kind = DraftArchitecture::Eagle3;
-        info.id = "eagle3";
-        info.displayName = "EAGLE-3";
+    auto named = [](const std::vector<std::string_view>& names, const std::string& value) {
+        return !value.empty() && std::find(names.begin(), names.end(), value) != names.end();
+    };
+    for (const auto& row : architectureTraits()) {
+        if (named(row.configArchitectures, arch) || named(row.speculatorsTypes, speculatorsType)) {
+            info.kind = row.kind;
+            info.id = row.id;
+            info.displayName = row.displayName;
+            if (row.targetLayersInDFlashConfig) {
+                info.targetLayers =
+                    intField(config.value("dflash_config", nlohmann::json::object()), "num_target_layers");
+                info.targetLayersSource = "dflash_config.num_target_layers";
+            }
+            break;
+        }
     }
     if (!info.targetLayers) {
         info.targetLayers = intField(config, "target_num_hidden_layers");

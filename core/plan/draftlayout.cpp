@@ -14,12 +14,6 @@ constexpr std::array<std::string_view, 8> kParameterSuffixes{"weight",        "b
                                                              "weight_shape",  "weight_zero_point",
                                                              "weight_g_idx",  "weight_global_scale"};
 
-bool isDFlashFamily(DraftArchitecture kind)
-{
-    return kind == DraftArchitecture::LagunaDFlash || kind == DraftArchitecture::Qwen3DFlash ||
-           kind == DraftArchitecture::DSpark;
-}
-
 std::string leafOf(std::string_view path)
 {
     const auto dot = path.rfind('.');
@@ -154,9 +148,9 @@ Classification classifyLinear(const ArchitectureInfo& arch, const std::string& c
     Classification c;
     const auto leaf = leafOf(canonical);
     const auto parentLeaf = leafOf(parentOf(canonical));
-    const bool known = arch.kind != DraftArchitecture::Generic;
-    const bool dflash = isDFlashFamily(arch.kind);
-    const bool laguna = arch.kind == DraftArchitecture::LagunaDFlash;
+    const auto& traits = arch.traits();
+    const bool known = traits.known;
+    const bool dflash = traits.blockDraft;
     c.role = ModuleRole::Linear;
     if (parentLeaf == "self_attn" && (leaf == "q_proj" || leaf == "k_proj" || leaf == "v_proj")) {
         c.vllmClass = "QKVParallelLinear";
@@ -171,8 +165,8 @@ Classification classifyLinear(const ArchitectureInfo& arch, const std::string& c
         c.vllmClass = leaf == "o_proj" ? "RowParallelLinear" : "ColumnParallelLinear";
     } else if (parentLeaf == "mlp" && (leaf == "gate_proj" || leaf == "up_proj")) {
         // Laguna's MLP keeps two ColumnParallelLinear; Qwen3/Llama stack them into gate_up_proj.
-        c.vllmClass = laguna ? "ColumnParallelLinear" : "MergedColumnParallelLinear";
-        c.fusedLeaf = laguna ? "" : "gate_up_proj";
+        c.vllmClass = traits.fusedGateUp ? "MergedColumnParallelLinear" : "ColumnParallelLinear";
+        c.fusedLeaf = traits.fusedGateUp ? "gate_up_proj" : "";
     } else if (parentLeaf == "mlp" && leaf == "gate_up_proj") {
         c.vllmClass = "MergedColumnParallelLinear";
         c.fusedLeaf = "gate_up_proj";
@@ -266,7 +260,7 @@ std::vector<DraftModule> describeModules(const ArchitectureInfo& arch, const std
             m.vllmName = parentOf(m.vllmShardName) + "." + c.fusedLeaf;
         }
         // EAGLE3 before vllm#48068 (merged 2026-07-16) named layer 0's fused attention without ".self_attn".
-        if (arch.kind == DraftArchitecture::Eagle3 && c.fusedLeaf == "qkv_proj") {
+        if (!arch.traits().qkvAliasBefore.empty() && c.fusedLeaf == "qkv_proj") {
             const auto attn = parentOf(m.vllmName);
             m.vllmAliases.push_back(parentOf(attn) + ".qkv_proj");
         }

@@ -87,19 +87,7 @@ const Preset* findPreset(std::string_view name)
 
 std::string autoPresetName(const ArchitectureInfo& arch)
 {
-    switch (arch.kind) {
-    case DraftArchitecture::LagunaDFlash:
-        return "laguna-dflash";
-    case DraftArchitecture::Qwen3DFlash:
-        return "qwen3-dflash";
-    case DraftArchitecture::DSpark:
-        return "glm-dspark";
-    case DraftArchitecture::Eagle3:
-        return "eagle3";
-    case DraftArchitecture::Generic:
-        break;
-    }
-    return "generic";
+    return std::string(arch.traits().preset);
 }
 
 std::string presetNames()

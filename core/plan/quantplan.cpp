@@ -221,7 +221,7 @@ void applyHeadRule(QuantPlan& plan, PlannedModule& head, const std::vector<Schem
         return;
     }
     const auto& scheme = *it->scheme;
-    if (plan.architecture.kind != DraftArchitecture::Eagle3) {
+    if (!plan.architecture.traits().quantizableHead) {
         lint.add("lm-head", LintSeverity::Warning, {head.name},
                  it->describe() +
                      " is ignored: vLLM builds this architecture's lm_head without quant_config, so "
@@ -1002,21 +1002,20 @@ void PlanBuilder::lintServing()
                  (arch.verifier.empty() ? std::string() : " (verifier: " + arch.verifier + ")") +
                  "; the model card records this pairing.",
              "format-spec §5.1");
-    if (arch.kind == DraftArchitecture::Eagle3) {
+    if (const auto since = std::string(arch.traits().fcQuantizableSince); !since.empty()) {
         const auto* fc = plan.findModule("fc");
         if (fc && fc->decision == PlanDecision::Quantize) {
             lint.add("eagle3-fc", LintSeverity::Info, {"fc"},
-                     "fc is a quantizable ReplicatedLinear only since vllm#28435 (merged): older vLLM "
-                     "cannot load "
-                     "it quantized.",
-                     "vllm#28435");
+                     "fc is a quantizable ReplicatedLinear only since " + since +
+                         " (merged): older vLLM cannot load it quantized.",
+                     since);
         }
     }
     if (auto shallow = shallowHeadFinding(plan)) {
         lint.add(std::move(shallow->id), shallow->severity, std::move(shallow->modules),
                  std::move(shallow->message), std::move(shallow->citation));
     }
-    if (plan.sizes.quantizedModules > 0 && arch.kind != DraftArchitecture::Generic) {
+    if (plan.sizes.quantizedModules > 0 && arch.traits().known) {
         lint.add("compile-cache", LintSeverity::Info, {},
                  "before vllm#47911 the compile cache key left out the draft model's config, so a BF16 and a "
                  "quantized draft of one architecture could share compiled graphs: use a fresh "

@@ -31,7 +31,7 @@ bool fourBit(const WeightScheme* scheme)
 
 std::optional<LintFinding> shallowHeadFinding(const QuantPlan& plan)
 {
-    if (plan.architecture.kind != DraftArchitecture::Eagle3) {
+    if (!plan.architecture.traits().singleLayerHead) {
         return std::nullopt;
     }
     std::set<std::string> layers;
