@@ -3,7 +3,7 @@
 // the solved ones, verify/check/compare reading its marker, the CLI, and bad input.
 #include "core/audit/checker.h"
 #include "core/export/exporter.h"
-#include "core/export/gptqcalibration.h"
+#include "core/calibrate/gptqcalibration.h"
 #include "core/export/verifier.h"
 #include "core/forward/draftweights.h"
 #include "core/forward/linearsource.h"

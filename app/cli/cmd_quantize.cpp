@@ -8,7 +8,7 @@
 #include "command.h"
 #include "core/bench/modelcard.h"
 #include "core/export/exporter.h"
-#include "core/export/gptqcalibration.h"
+#include "core/calibrate/gptqcalibration.h"
 #include "core/export/verifier.h"
 #include "format.h"
 #include "planargs.h"

@@ -1,4 +1,4 @@
-#include "core/export/gptqcalibration.h"
+#include "core/calibrate/gptqcalibration.h"
 
 #include "core/forward/acceptance.h"
 #include "core/forward/draftforward.h"
