@@ -2,8 +2,8 @@
 // on the capture, a checkpoint whose scales equal the RTN export's and whose dequantized weights are exactly
 // the solved ones, verify/check/compare reading its marker, the CLI, and bad input.
 #include "core/audit/checker.h"
-#include "core/export/exporter.h"
 #include "core/calibrate/gptqcalibration.h"
+#include "core/export/exporter.h"
 #include "core/export/verifier.h"
 #include "core/forward/draftweights.h"
 #include "core/forward/linearsource.h"

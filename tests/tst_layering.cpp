@@ -1,8 +1,9 @@
 // The rooms of core/ depend downwards only, and core/ knows nothing of the GUI:
 //   util < io < quant < plan < audit, bench < forward, export < calibrate, demo, allocate
 // (forward reads quantized checkpoints through audit's decoder; GPTQ calibration runs the forward and hands
-// the exporter its solved weights; the acceptance-driven allocator needs the forward and the plan). A room may include itself and any room of a
-// lower rank; siblings of one rank stay independent. And the planner keeps its functions short.
+// the exporter its solved weights; the acceptance-driven allocator needs the forward and the plan). A room
+// may include itself and any room of a lower rank; siblings of one rank stay independent. And the planner
+// keeps its functions short.
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
@@ -17,9 +18,9 @@ class TestLayering : public QObject
     static const QHash<QString, int>& ranks()
     {
         static const QHash<QString, int> rank{
-            {QStringLiteral("util"), 0},    {QStringLiteral("io"), 1},     {QStringLiteral("quant"), 2},
-            {QStringLiteral("plan"), 3},    {QStringLiteral("audit"), 4},  {QStringLiteral("bench"), 4},
-            {QStringLiteral("forward"), 5}, {QStringLiteral("export"), 5}, {QStringLiteral("calibrate"), 6},
+            {QStringLiteral("util"), 0},    {QStringLiteral("io"), 1},      {QStringLiteral("quant"), 2},
+            {QStringLiteral("plan"), 3},    {QStringLiteral("audit"), 4},   {QStringLiteral("bench"), 4},
+            {QStringLiteral("forward"), 5}, {QStringLiteral("export"), 5},  {QStringLiteral("calibrate"), 6},
             {QStringLiteral("demo"), 6},    {QStringLiteral("allocate"), 6}};
         return rank;
     }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/export/exporter.h"
 #include "core/calibrate/gptqcalibration.h"
+#include "core/export/exporter.h"
 #include "core/export/modelcardinputs.h"
 #include "core/export/verifier.h"
 #include "core/plan/quantplan.h"
