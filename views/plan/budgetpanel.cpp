@@ -491,10 +491,7 @@ void BudgetPanel::applyPoint(int index)
     const auto allocation = m_allocator->atFrontier(static_cast<std::size_t>(index));
     // What changes, module by module, against the plan in use: its scheme, or its rounding.
     using Choice = std::pair<const WeightScheme*, const RoundingMethod*>;
-    const auto choiceText = [](const Choice& c) {
-        return c.second == &rtnRounding() ? schemeText(*c.first)
-                                          : tr("%1 · %2").arg(schemeText(*c.first), roundingText(*c.second));
-    };
+    const auto choiceText = [](const Choice& c) { return schemeAndRoundingText(*c.first, c.second); };
     // Against the plan the user started from: a drag is one session (one undo step), so every position
     // it passes lists the change from where the drag began, not from the step before.
     if (m_changesSession != m_mergeSession) {

@@ -350,9 +350,7 @@ QVariant PlanModuleModel::data(const QModelIndex& index, int role) const
                 return tr("keep");
             }
             // RTN is today's rounding and the default: only another method earns room in the narrow column.
-            return m.rounding && m.rounding != &rtnRounding()
-                       ? tr("%1 · %2").arg(schemeText(*m.scheme), roundingText(*m.rounding))
-                       : schemeText(*m.scheme);
+            return schemeAndRoundingText(*m.scheme, m.rounding);
         }
         if (role == Qt::ToolTipRole && m_presetKept.contains(m.name)) {
             return tr("Kept BF16 by the preset's ignore entry '%1': choose another preset to quantize it.")

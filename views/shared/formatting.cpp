@@ -1,5 +1,6 @@
 #include "views/shared/formatting.h"
 
+#include "core/quant/roundingmethod.h"
 #include "core/util/textformat.h"
 #include "views/shared/localizednumber.h"
 
@@ -45,6 +46,13 @@ QString schemeText(const WeightScheme& scheme)
 QString roundingText(const RoundingMethod& method)
 {
     return QString::fromLatin1(method.name.data(), static_cast<qsizetype>(method.name.size()));
+}
+
+QString schemeAndRoundingText(const WeightScheme& scheme, const RoundingMethod* rounding)
+{
+    return rounding && !rounding->isRtn()
+               ? schemeText(scheme) + QStringLiteral(" · ") + roundingText(*rounding)
+               : schemeText(scheme);
 }
 
 QString roundingSummary(const RoundingMethod& method)

@@ -19,6 +19,8 @@ QString roleText(ModuleRole role);
 QString schemeText(const WeightScheme& scheme);
 /// "rtn", "mse", "range": a rounding method's name for display (and for PlanOptions::rounding).
 QString roundingText(const RoundingMethod& method);
+/// @brief "W4A16" under rtn (or none), "W4A16 · mse" under another method: a quantized module's choice.
+QString schemeAndRoundingText(const WeightScheme& scheme, const RoundingMethod* rounding);
 /// @brief A rounding method's one-line summary, for tooltips.
 QString roundingSummary(const RoundingMethod& method);
 /// @brief A 0..1 fraction as "12.34 %".

@@ -61,10 +61,7 @@ QString TensorErrorSection::statsText() const
 
 QString TensorErrorSection::measuredText(const TensorQuantResult& result) const
 {
-    const QString scheme = schemeText(result.scheme ? *result.scheme : m_analysis->scheme());
-    return result.rounding && !result.rounding->isRtn()
-               ? scheme + QStringLiteral(" · ") + roundingText(*result.rounding)
-               : scheme;
+    return schemeAndRoundingText(result.scheme ? *result.scheme : m_analysis->scheme(), result.rounding);
 }
 
 void TensorErrorSection::showGroup()
