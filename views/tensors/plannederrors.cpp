@@ -3,6 +3,7 @@
 #include "core/plan/sensitivitysweep.h"
 #include "core/quant/weightscheme.h"
 #include "views/document/documentsnapshot.h"
+#include "views/shared/formatting.h"
 
 #include <QHash>
 #include <algorithm>
@@ -68,7 +69,6 @@ std::shared_ptr<const AnalysisTable> plannedErrors(const DocumentSnapshot* snaps
         if (!rounding) {
             rounding = &rtnRounding();
         }
-        const bool rtn = rounding == &rtnRounding();
         if (!planned || !planned->quantizes() || measuredAs(result, analysisScheme, planned, rounding)) {
             continue;
         }
@@ -82,8 +82,7 @@ std::shared_ptr<const AnalysisTable> plannedErrors(const DocumentSnapshot* snaps
         corrected.sqErr.reset();
         const SweepUnit* unit = units.value(row.module, nullptr);
         const SweepCandidate* candidate = unit ? unit->candidate(planned, rounding) : nullptr;
-        const QString shownScheme =
-            rtn ? result.decision : result.decision + QStringLiteral(" · ") + result.rounding;
+        const QString shownScheme = schemeAndRoundingText(*planned, rounding);
         if (candidate) {
             corrected.relError = candidate->relErr;
             corrected.sweptScheme = shownScheme;
