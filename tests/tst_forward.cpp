@@ -174,8 +174,17 @@ Vec attention(const Vec& q, const std::vector<const Vec*>& keys, const std::vect
 
 Vec mlp(const NaiveWeights& w, const std::string& p, const Vec& x)
 {
-    const Vec g = matvec(w.matrix(p + ".mlp.gate_proj.weight"), x);
-    const Vec u = matvec(w.matrix(p + ".mlp.up_proj.weight"), x);
+    Mat gate, up;
+    if (w.has(p + ".mlp.gate_up_proj.weight")) { // gate and up stacked by rows, as vLLM's merged layer
+        const Mat all = w.matrix(p + ".mlp.gate_up_proj.weight");
+        gate.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2));
+        up.assign(all.begin() + static_cast<std::ptrdiff_t>(all.size() / 2), all.end());
+    } else {
+        gate = w.matrix(p + ".mlp.gate_proj.weight");
+        up = w.matrix(p + ".mlp.up_proj.weight");
+    }
+    const Vec g = matvec(gate, x);
+    const Vec u = matvec(up, x);
     Vec a(g.size());
     for (std::size_t i = 0; i < g.size(); ++i) {
         a[i] = g[i] / (1 + std::exp(-g[i])) * u[i];
@@ -373,6 +382,24 @@ std::vector<Vec> naiveChain(const NaiveWeights& w, const DraftSpec& s, const std
     return logits;
 }
 
+/// The draft with each layer's gate_proj and up_proj stored as one gate_up_proj.
+DemoDraft withGateUpFused(DemoDraft draft)
+{
+    std::vector<TensorSpec> tensors;
+    for (auto t : draft.tensors) {
+        if (t.name.ends_with(".mlp.up_proj.weight")) {
+            continue;
+        }
+        if (const auto at = t.name.find(".mlp.gate_proj."); at != std::string::npos) {
+            t.name.replace(at, 15, ".mlp.gate_up_proj.");
+            t.shape[0] *= 2;
+        }
+        tensors.push_back(t);
+    }
+    draft.tensors = std::move(tensors);
+    return draft;
+}
+
 std::vector<std::string> namesOf(const Checkpoint& c)
 {
     std::vector<std::string> n;
@@ -398,18 +425,25 @@ void TestForward::matchesNaiveImplementation_data()
 {
     QTest::addColumn<QString>("arch");
     QTest::addColumn<int>("k");
+    QTest::addColumn<bool>("gateUpFused");
     for (const auto& arch : demoArchitectures()) {
-        QTest::addRow("%s", arch.c_str()) << QString::fromStdString(arch) << (arch == "glm-dspark" ? 2 : 3);
+        QTest::addRow("%s", arch.c_str())
+            << QString::fromStdString(arch) << (arch == "glm-dspark" ? 2 : 3) << false;
     }
+    QTest::addRow("qwen3-dflash, gate_up_proj on disk") << QStringLiteral("qwen3-dflash") << 3 << true;
 }
 
 void TestForward::matchesNaiveImplementation()
 {
     QFETCH(QString, arch);
     QFETCH(int, k);
+    QFETCH(bool, gateUpFused);
     QTemporaryDir dir;
     const std::filesystem::path root = dir.path().toStdString();
-    const auto draft = describeDemoDraft(arch.toStdString(), DemoScale::Tiny);
+    auto draft = describeDemoDraft(arch.toStdString(), DemoScale::Tiny);
+    if (gateUpFused) {
+        draft = withGateUpFused(std::move(draft));
+    }
     writeDemoDraft(draft, root / "draft", {.seed = 3, .threads = 1});
     std::shared_ptr<const Checkpoint> target;
     if (const auto t = describeDemoTarget(draft)) {
@@ -445,7 +479,7 @@ void TestForward::matchesNaiveImplementation()
     }
     for (std::size_t i = 0; i < anchors.size(); ++i) {
         std::vector<std::int64_t> expectedTokens;
-        const auto expected = spec.proposal == ProposalKind::Chain
+        const auto expected = spec.chain
                                   ? naiveChain(naive, spec, auxRows, tokens, anchors[i], k, expectedTokens)
                                   : naiveBlock(naive, spec, auxRows, tokens, anchors[i], k, expectedTokens);
         for (int j = 0; j < k; ++j) {

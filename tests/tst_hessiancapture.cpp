@@ -321,7 +321,7 @@ void TestHessianCapture::tokenCountsFollowTheArchitecture()
         const std::int64_t anchors = result.anchors;
         const std::int64_t context = contextRows(eligibleAnchors(capture, 2));
         QCOMPARE(tokensOf("fc"), context);
-        if (spec.proposal == ProposalKind::Chain) {
+        if (spec.chain) {
             // EAGLE-3: q runs at each of the k chained steps; k/v at step 0 of every context position
             // (buildContext) and at the steps ≥ 1 (step 0's own K/V is the context's).
             QCOMPARE(qH.tokens, anchors * 2);

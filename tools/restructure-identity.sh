@@ -2,7 +2,8 @@
 # Shows that a restructuring changed no behaviour: runs two builds of sparkulator-cli (before and after) on
 # the four tiny demo drafts and compares, byte for byte, `plan --json`, the exported checkpoint (every file),
 # `check --json` and `compare --json`. The demos are written once, by the BEFORE build, so both sides read the
-# same sources. The only text normalised is the SIMD target's name in quantize's summary line.
+# same sources; the AFTER build's demos must equal them byte for byte. The only text normalised is the SIMD
+# target's name in quantize's summary line.
 #
 #   tools/restructure-identity.sh BEFORE_CLI AFTER_CLI [WORKDIR]
 #
@@ -28,6 +29,13 @@ differs=0
 for arch in llama-eagle3 qwen3-dflash laguna-dflash glm-dspark; do
   src="$work/$arch"
   [ -d "$src" ] || "$before" demo --arch "$arch" --scale tiny --out "$src" >/dev/null
+  rm -rf "$work/after-demo-$arch"
+  "$after" demo --arch "$arch" --scale tiny --out "$work/after-demo-$arch" >/dev/null
+  if ! diff -r "$src" "$work/after-demo-$arch" >/dev/null; then
+    echo "$arch: the demo draft differs"
+    diff -r "$src" "$work/after-demo-$arch" | head -20
+    exit 1
+  fi
   for side in before after; do
     cli=$before
     [ "$side" = after ] && cli=$after

@@ -2,9 +2,11 @@
 
 #include "core/io/floatconv.h"
 #include "core/io/stagingdirectory.h"
+#include "core/plan/draftinventory.h"
 #include "core/util/parallel.h"
 #include "core/util/splitmix.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -13,11 +15,6 @@ namespace spark {
 namespace {
 
 using nlohmann::ordered_json;
-
-struct Dims
-{
-    std::uint64_t hidden, layers, heads, kvHeads, headDim, intermediate, vocab, draftVocab;
-};
 
 enum class Role { Linear, Embedding, Norm, Bias, F32Linear, DraftToTarget, TargetMask };
 
@@ -97,34 +94,36 @@ float rowScaleOf(std::uint64_t tensorSeed, std::uint64_t row, Role role)
     return base * std::exp(0.35f * nearGaussian(splitmix64(state)));
 }
 
-void addLinear(std::vector<TensorSpec>& out, const std::string& name, std::uint64_t outFeatures,
-               std::uint64_t inFeatures)
+/// The real dimensions, or small ones for tests: hidden, layers, heads, KV heads, head_dim, intermediate,
+/// vocabulary and the draft's own vocabulary.
+DraftShape dimensions(const std::array<std::int64_t, 8>& d)
 {
-    out.push_back({name + ".weight", DType::BF16, {outFeatures, inFeatures}});
+    DraftShape s;
+    s.hidden = d[0];
+    s.layers = d[1];
+    s.heads = d[2];
+    s.kvHeads = d[3];
+    s.headDim = d[4];
+    s.intermediate = d[5];
+    s.vocab = d[6];
+    s.draftVocab = d[7];
+    s.targetHidden = s.hidden;
+    return s;
 }
 
-void addNorm(std::vector<TensorSpec>& out, const std::string& name, std::uint64_t size)
+/// The tensors the draft ships: its inventory less what it reads from the target.
+std::vector<TensorSpec> shippedTensors(const DraftShape& shape)
 {
-    out.push_back({name + ".weight", DType::BF16, {size}});
+    std::vector<TensorSpec> out;
+    for (const auto& t : draftInventory(shape)) {
+        if (!t.fromTarget) {
+            out.push_back({t.name, t.dtype, std::vector<std::uint64_t>(t.shape.begin(), t.shape.end())});
+        }
+    }
+    return out;
 }
 
-/// The Qwen3-style decoder layer shared by DFlash and DSpark (separate q/k/v on disk).
-void addQwen3Layer(std::vector<TensorSpec>& t, const std::string& p, const Dims& d)
-{
-    addLinear(t, p + ".self_attn.q_proj", d.heads * d.headDim, d.hidden);
-    addLinear(t, p + ".self_attn.k_proj", d.kvHeads * d.headDim, d.hidden);
-    addLinear(t, p + ".self_attn.v_proj", d.kvHeads * d.headDim, d.hidden);
-    addLinear(t, p + ".self_attn.o_proj", d.hidden, d.heads * d.headDim);
-    addNorm(t, p + ".self_attn.q_norm", d.headDim);
-    addNorm(t, p + ".self_attn.k_norm", d.headDim);
-    addLinear(t, p + ".mlp.gate_proj", d.intermediate, d.hidden);
-    addLinear(t, p + ".mlp.up_proj", d.intermediate, d.hidden);
-    addLinear(t, p + ".mlp.down_proj", d.hidden, d.intermediate);
-    addNorm(t, p + ".input_layernorm", d.hidden);
-    addNorm(t, p + ".post_attention_layernorm", d.hidden);
-}
-
-ordered_json qwen3Fields(const Dims& d)
+ordered_json qwen3Fields(const DraftShape& d)
 {
     return {{"hidden_size", d.hidden},        {"num_hidden_layers", d.layers},
             {"num_attention_heads", d.heads}, {"num_key_value_heads", d.kvHeads},
@@ -136,37 +135,21 @@ ordered_json qwen3Fields(const Dims& d)
 
 DemoDraft lagunaDFlash(bool full)
 {
-    const Dims d =
-        full ? Dims{3072, 6, 72, 8, 128, 12288, 100352, 100352} : Dims{256, 6, 4, 2, 64, 512, 1024, 1024};
+    auto d = full ? dimensions({3072, 6, 72, 8, 128, 12288, 100352, 100352})
+                  : dimensions({256, 6, 4, 2, 64, 512, 1024, 1024});
     const std::vector<int> targetLayerIds{1, 10, 19, 29, 38, 47};
-    DemoDraft draft{"laguna-dflash", {}, {}};
-    for (std::uint64_t i = 0; i < d.layers; ++i) {
-        const auto p = "layers." + std::to_string(i);
-        // Laguna fuses q/k/v on disk, keeps gate/up separate and has a per-head output gate.
-        addLinear(draft.tensors, p + ".self_attn.qkv_proj", (d.heads + 2 * d.kvHeads) * d.headDim, d.hidden);
-        addLinear(draft.tensors, p + ".self_attn.o_proj", d.hidden, d.heads * d.headDim);
-        addLinear(draft.tensors, p + ".self_attn.g_proj", d.heads, d.hidden);
-        addNorm(draft.tensors, p + ".self_attn.q_norm", d.headDim);
-        addNorm(draft.tensors, p + ".self_attn.k_norm", d.headDim);
-        addLinear(draft.tensors, p + ".mlp.gate_proj", d.intermediate, d.hidden);
-        addLinear(draft.tensors, p + ".mlp.up_proj", d.intermediate, d.hidden);
-        addLinear(draft.tensors, p + ".mlp.down_proj", d.hidden, d.intermediate);
-        addNorm(draft.tensors, p + ".input_layernorm", d.hidden);
-        addNorm(draft.tensors, p + ".post_attention_layernorm", d.hidden);
-    }
-    for (std::size_t k = 0; k < targetLayerIds.size(); ++k) {
-        addNorm(draft.tensors, "aux_hidden_norms." + std::to_string(k), d.hidden);
-    }
-    addLinear(draft.tensors, "fc", d.hidden, targetLayerIds.size() * d.hidden);
-    addNorm(draft.tensors, "hidden_norm", d.hidden);
-    addNorm(draft.tensors, "norm", d.hidden);
+    // Laguna fuses q/k/v on disk, keeps gate/up separate, has a per-head output gate and a norm per
+    // captured slice.
+    d.auxLayers = static_cast<std::int64_t>(targetLayerIds.size());
+    d.fusedQkv = d.outputGate = d.auxNorms = true;
+    DemoDraft draft{"laguna-dflash", {}, shippedTensors(d)};
 
     auto& c = draft.config;
     c["architectures"] = {"DFlashLagunaForCausalLM"};
     c["model_type"] = "laguna";
     c.update(qwen3Fields(d));
     c["draft_vocab_size"] = d.vocab;
-    c["layer_types"] = std::vector<std::string>(d.layers, "sliding_attention");
+    c["layer_types"] = std::vector<std::string>(static_cast<std::size_t>(d.layers), "sliding_attention");
     c["sliding_window"] = 512;
     c["gating"] = "per-head";
     c["attention_bias"] = false;
@@ -182,24 +165,13 @@ DemoDraft glmDSpark(bool full)
 {
     // The real GLM-5.2 DSpark layout (draft-forward.md §4): 64 heads, 64 KV heads of 64 (q/kv width 4096 <
     // H), eps 1e-5, θ 8e6, aux ids [8, 23, 39, 55, 70]; tiny keeps nh = nkv and nh·hd ≠ H.
-    const Dims d =
-        full ? Dims{6144, 5, 64, 64, 64, 12288, 154880, 154880} : Dims{256, 5, 4, 4, 32, 512, 2048, 2048};
-    const std::uint64_t markovRank = full ? 256 : 128;
+    auto d = full ? dimensions({6144, 5, 64, 64, 64, 12288, 154880, 154880})
+                  : dimensions({256, 5, 4, 4, 32, 512, 2048, 2048});
     const std::vector<int> auxLayers{8, 23, 39, 55, 70};
-    DemoDraft draft{"glm-dspark", {}, {}};
-    auto& t = draft.tensors;
-    for (std::uint64_t i = 0; i < d.layers; ++i) {
-        addQwen3Layer(t, "layers." + std::to_string(i), d);
-    }
-    addLinear(t, "fc", d.hidden, auxLayers.size() * d.hidden);
-    addNorm(t, "hidden_norm", d.hidden);
-    addNorm(t, "norm", d.hidden);
-    addLinear(t, "embed_tokens", d.vocab, d.hidden);
-    addLinear(t, "lm_head", d.draftVocab, d.hidden);
-    addLinear(t, "markov_head.markov_w1", d.vocab, markovRank);
-    addLinear(t, "markov_head.markov_w2", d.draftVocab, markovRank);
-    t.push_back({"confidence_head.proj.weight", DType::F32, {1, d.hidden + markovRank}});
-    t.push_back({"confidence_head.proj.bias", DType::F32, {1}});
+    d.auxLayers = static_cast<std::int64_t>(auxLayers.size());
+    d.markovRank = full ? 256 : 128;
+    d.ownEmbedding = d.ownHead = d.confidenceHead = true;
+    DemoDraft draft{"glm-dspark", {}, shippedTensors(d)};
 
     auto& c = draft.config;
     c["architectures"] = {"DSparkSpeculator"};
@@ -217,7 +189,7 @@ DemoDraft glmDSpark(bool full)
     c["mask_token_id"] = full ? 154856 : 2000;
     c["sliding_window_non_causal"] = false;
     c["sample_from_anchor"] = true;
-    c["markov_rank"] = markovRank;
+    c["markov_rank"] = d.markovRank;
     c["markov_head_type"] = "vanilla";
     c["enable_confidence_head"] = true;
     c["confidence_head_with_markov"] = true;
@@ -233,16 +205,11 @@ DemoDraft glmDSpark(bool full)
 
 DemoDraft qwen3DFlash(bool full)
 {
-    const Dims d =
-        full ? Dims{4096, 5, 32, 8, 128, 12288, 151936, 151936} : Dims{256, 5, 4, 2, 64, 512, 1024, 1024};
+    auto d = full ? dimensions({4096, 5, 32, 8, 128, 12288, 151936, 151936})
+                  : dimensions({256, 5, 4, 2, 64, 512, 1024, 1024});
     const std::vector<int> targetLayerIds{1, 9, 17, 25, 33};
-    DemoDraft draft{"qwen3-dflash", {}, {}};
-    for (std::uint64_t i = 0; i < d.layers; ++i) {
-        addQwen3Layer(draft.tensors, "layers." + std::to_string(i), d);
-    }
-    addLinear(draft.tensors, "fc", d.hidden, targetLayerIds.size() * d.hidden);
-    addNorm(draft.tensors, "hidden_norm", d.hidden);
-    addNorm(draft.tensors, "norm", d.hidden);
+    d.auxLayers = static_cast<std::int64_t>(targetLayerIds.size());
+    DemoDraft draft{"qwen3-dflash", {}, shippedTensors(d)};
 
     auto& c = draft.config;
     c["architectures"] = {"DFlashDraftModel"};
@@ -257,26 +224,15 @@ DemoDraft qwen3DFlash(bool full)
 
 DemoDraft llamaEagle3(bool full)
 {
-    const Dims d =
-        full ? Dims{4096, 1, 32, 8, 128, 14336, 128256, 32000} : Dims{256, 1, 4, 2, 64, 512, 1024, 512};
-    DemoDraft draft{"llama-eagle3", {}, {}};
-    auto& t = draft.tensors;
-    // Layer 0 attends over [embedding, hidden]: q/k/v take 2H inputs.
-    addLinear(t, "midlayer.self_attn.q_proj", d.heads * d.headDim, 2 * d.hidden);
-    addLinear(t, "midlayer.self_attn.k_proj", d.kvHeads * d.headDim, 2 * d.hidden);
-    addLinear(t, "midlayer.self_attn.v_proj", d.kvHeads * d.headDim, 2 * d.hidden);
-    addLinear(t, "midlayer.self_attn.o_proj", d.hidden, d.heads * d.headDim);
-    addLinear(t, "midlayer.mlp.gate_proj", d.intermediate, d.hidden);
-    addLinear(t, "midlayer.mlp.up_proj", d.intermediate, d.hidden);
-    addLinear(t, "midlayer.mlp.down_proj", d.hidden, d.intermediate);
-    addNorm(t, "midlayer.input_layernorm", d.hidden);
-    addNorm(t, "midlayer.hidden_norm", d.hidden);
-    addNorm(t, "midlayer.post_attention_layernorm", d.hidden);
-    addLinear(t, "fc", d.hidden, 3 * d.hidden);
-    addNorm(t, "norm", d.hidden);
-    addLinear(t, "lm_head", d.draftVocab, d.hidden);
-    t.push_back({"d2t", DType::I64, {d.draftVocab}});
-    t.push_back({"t2d", DType::Bool, {d.vocab}});
+    auto d = full ? dimensions({4096, 1, 32, 8, 128, 14336, 128256, 32000})
+                  : dimensions({256, 1, 4, 2, 64, 512, 1024, 512});
+    // One "midlayer" attending over [embedding, hidden], Llama's attention (no q/k norms), its own head over
+    // a smaller vocabulary mapped to the target's by d2t/t2d.
+    d.auxLayers = 3;
+    d.layerPrefix = "midlayer";
+    d.chain = d.ownHead = d.hasD2t = d.hasT2d = true;
+    d.qkNorm = false;
+    DemoDraft draft{"llama-eagle3", {}, shippedTensors(d)};
 
     auto& c = draft.config;
     c["architectures"] = {"LlamaForCausalLMEagle3"};

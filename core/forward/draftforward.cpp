@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace spark {
 
@@ -26,17 +27,6 @@ std::int64_t argmaxRow(const float* row, std::int64_t n)
         }
     }
     return best;
-}
-
-void requireShape(const LinearSource& w, std::int64_t rows, std::int64_t cols, const std::string& file,
-                  const std::string& name)
-{
-    if (w.rows() != rows || w.cols() != cols) {
-        throw ForwardInputError(file, name,
-                                "is [" + std::to_string(w.rows()) + ", " + std::to_string(w.cols()) +
-                                    "], the config implies [" + std::to_string(rows) + ", " +
-                                    std::to_string(cols) + "]");
-    }
 }
 
 Activations concatColumns(const Activations& a, const Activations& b)
@@ -75,99 +65,106 @@ DraftForward::DraftForward(DraftSpec spec, DraftWeights weights, unsigned thread
     : m_spec(std::move(spec)), m_weights(std::move(weights)),
       m_threads(resolveThreads(static_cast<int>(threads)))
 {
+    m_layers.resize(static_cast<std::size_t>(m_spec.layers));
+    for (const auto& tensor : draftInventory(m_spec)) {
+        bind(tensor);
+    }
+}
+
+std::shared_ptr<const LinearSource> DraftForward::bindLinear(const InventoryTensor& tensor)
+{
+    auto source = m_weights.linear(tensor.module());
+    const auto rows = tensor.shape[0], cols = tensor.shape[1];
+    if (source->rows() != rows || source->cols() != cols) {
+        throw ForwardInputError(m_weights.draft().folder().string(), tensor.name,
+                                "is [" + std::to_string(source->rows()) + ", " +
+                                    std::to_string(source->cols()) + "], the config implies [" +
+                                    std::to_string(rows) + ", " + std::to_string(cols) + "]");
+    }
+    m_sites[source.get()] = {tensor.module(), 0};
+    return source;
+}
+
+std::vector<float> DraftForward::bindVector(const InventoryTensor& tensor) const
+{
+    auto values = m_weights.vector(tensor.name);
+    std::int64_t expected = 1;
+    for (const auto d : tensor.shape) {
+        expected *= d;
+    }
+    if (static_cast<std::int64_t>(values.size()) != expected) {
+        throw ForwardInputError(m_weights.draft().folder().string(), tensor.name,
+                                "has " + std::to_string(values.size()) + " values, the config implies " +
+                                    std::to_string(expected));
+    }
+    return values;
+}
+
+std::shared_ptr<const LinearSource> DraftForward::bindRows(const std::shared_ptr<const LinearSource>& fused,
+                                                           const std::string& module, std::int64_t first,
+                                                           std::int64_t count)
+{
+    auto slice = rowSlice(fused, first, count);
+    m_sites[slice.get()] = {module, first};
+    return slice;
+}
+
+void DraftForward::bind(const InventoryTensor& tensor)
+{
+    using R = DraftTensorRole;
+    using Source = std::shared_ptr<const LinearSource>;
+    // Where each role's weight lives; the roles that split or collect are handled below.
+    static const std::map<R, Source Layer::*> layerLinears{
+        {R::Q, &Layer::q}, {R::K, &Layer::k},       {R::V, &Layer::v},   {R::O, &Layer::o},
+        {R::G, &Layer::g}, {R::Gate, &Layer::gate}, {R::Up, &Layer::up}, {R::Down, &Layer::down}};
+    static const std::map<R, std::vector<float> Layer::*> layerVectors{{R::QNorm, &Layer::qNorm},
+                                                                       {R::KNorm, &Layer::kNorm},
+                                                                       {R::InputNorm, &Layer::inputNorm},
+                                                                       {R::PostNorm, &Layer::postNorm}};
+    static const std::map<R, Source DraftForward::*> topLinears{{R::Fc, &DraftForward::m_fc},
+                                                                {R::Embedding, &DraftForward::m_embed},
+                                                                {R::Head, &DraftForward::m_head},
+                                                                {R::MarkovW1, &DraftForward::m_markovW1},
+                                                                {R::MarkovW2, &DraftForward::m_markovW2}};
+    // EAGLE-3 keeps its one hidden_norm inside the layer; the graph uses it as the others' top-level one.
+    static const std::map<R, std::vector<float> DraftForward::*> topVectors{
+        {R::HiddenNorm, &DraftForward::m_hiddenNorm},
+        {R::LayerHiddenNorm, &DraftForward::m_hiddenNorm},
+        {R::Norm, &DraftForward::m_norm},
+        {R::ConfidenceWeight, &DraftForward::m_confidence}};
+
     const auto& s = m_spec;
-    const std::string file = m_weights.draft().folder().string();
-    const std::int64_t qWidth = s.heads * s.headDim;
-    const std::int64_t kvWidth = s.kvHeads * s.headDim;
-    const std::int64_t layerInput = s.proposal == ProposalKind::Chain ? 2 * s.hidden : s.hidden;
-    for (std::int64_t l = 0; l < s.layers; ++l) {
-        const auto p = s.layerName(l);
-        Layer layer;
-        if (s.fusedQkv) {
-            const auto qkv = m_weights.linear(p + ".self_attn.qkv_proj");
-            requireShape(*qkv, qWidth + 2 * kvWidth, layerInput, file, p + ".self_attn.qkv_proj.weight");
-            layer.q = rowSlice(qkv, 0, qWidth);
-            layer.k = rowSlice(qkv, qWidth, kvWidth);
-            layer.v = rowSlice(qkv, qWidth + kvWidth, kvWidth);
-            m_sites[layer.q.get()] = {p + ".self_attn.qkv_proj", 0};
-            m_sites[layer.k.get()] = {p + ".self_attn.qkv_proj", qWidth};
-            m_sites[layer.v.get()] = {p + ".self_attn.qkv_proj", qWidth + kvWidth};
-        } else {
-            layer.q = m_weights.linear(p + ".self_attn.q_proj");
-            layer.k = m_weights.linear(p + ".self_attn.k_proj");
-            layer.v = m_weights.linear(p + ".self_attn.v_proj");
-            m_sites[layer.q.get()] = {p + ".self_attn.q_proj", 0};
-            m_sites[layer.k.get()] = {p + ".self_attn.k_proj", 0};
-            m_sites[layer.v.get()] = {p + ".self_attn.v_proj", 0};
-            requireShape(*layer.q, qWidth, layerInput, file, p + ".self_attn.q_proj.weight");
-            requireShape(*layer.k, kvWidth, layerInput, file, p + ".self_attn.k_proj.weight");
-            requireShape(*layer.v, kvWidth, layerInput, file, p + ".self_attn.v_proj.weight");
-        }
-        layer.o = m_weights.linear(p + ".self_attn.o_proj");
-        m_sites[layer.o.get()] = {p + ".self_attn.o_proj", 0};
-        requireShape(*layer.o, s.hidden, qWidth, file, p + ".self_attn.o_proj.weight");
-        if (s.outputGate) {
-            layer.g = m_weights.linear(p + ".self_attn.g_proj");
-            m_sites[layer.g.get()] = {p + ".self_attn.g_proj", 0};
-            requireShape(*layer.g, s.gatePerHead ? s.heads : qWidth, s.hidden, file,
-                         p + ".self_attn.g_proj.weight");
-        }
-        layer.gate = m_weights.linear(p + ".mlp.gate_proj");
-        layer.up = m_weights.linear(p + ".mlp.up_proj");
-        layer.down = m_weights.linear(p + ".mlp.down_proj");
-        m_sites[layer.gate.get()] = {p + ".mlp.gate_proj", 0};
-        m_sites[layer.up.get()] = {p + ".mlp.up_proj", 0};
-        m_sites[layer.down.get()] = {p + ".mlp.down_proj", 0};
-        requireShape(*layer.gate, s.intermediate, s.hidden, file, p + ".mlp.gate_proj.weight");
-        requireShape(*layer.up, s.intermediate, s.hidden, file, p + ".mlp.up_proj.weight");
-        requireShape(*layer.down, s.hidden, s.intermediate, file, p + ".mlp.down_proj.weight");
-        layer.inputNorm = m_weights.vector(p + ".input_layernorm.weight");
-        layer.postNorm = m_weights.vector(p + ".post_attention_layernorm.weight");
-        if (s.qkNorm) {
-            layer.qNorm = m_weights.vector(p + ".self_attn.q_norm.weight");
-            layer.kNorm = m_weights.vector(p + ".self_attn.k_norm.weight");
-        }
-        m_layers.push_back(std::move(layer));
-    }
-    const auto chainPrefix = s.proposal == ProposalKind::Chain ? s.layerName(0) + "." : std::string();
-    m_hiddenNorm = m_weights.vector(chainPrefix + "hidden_norm.weight");
-    m_norm = m_weights.vector("norm.weight");
-    m_fc = m_weights.linear("fc");
-    m_sites[m_fc.get()] = {"fc", 0};
-    requireShape(*m_fc, s.hidden, auxWidth(), file, "fc.weight");
-    m_embed = m_weights.linear("embed_tokens");
-    requireShape(*m_embed, s.vocab, s.hidden, file, "embed_tokens.weight");
-    m_head = m_weights.linear("lm_head");
-    m_sites[m_head.get()] = {"lm_head", 0};
-    requireShape(*m_head, s.draftVocab, s.hidden, file, "lm_head.weight");
-    if (s.auxNorms) {
-        for (std::size_t i = 0; i < s.auxLayerIds.size(); ++i) {
-            m_auxNorms.push_back(m_weights.vector("aux_hidden_norms." + std::to_string(i) + ".weight"));
-        }
-    }
-    if (s.hasD2t) {
-        m_d2t = m_weights.integers("d2t");
+    auto& layer = m_layers[static_cast<std::size_t>(std::max<std::int64_t>(tensor.index, 0))];
+    if (const auto it = layerLinears.find(tensor.role); it != layerLinears.end()) {
+        layer.*(it->second) = bindLinear(tensor);
+    } else if (const auto iv = layerVectors.find(tensor.role); iv != layerVectors.end()) {
+        layer.*(iv->second) = bindVector(tensor);
+    } else if (const auto tl = topLinears.find(tensor.role); tl != topLinears.end()) {
+        this->*(tl->second) = bindLinear(tensor);
+    } else if (const auto tv = topVectors.find(tensor.role); tv != topVectors.end()) {
+        this->*(tv->second) = bindVector(tensor);
+    } else if (tensor.role == R::Qkv) { // one matrix on disk, three sources that observe their own rows
+        const auto qkv = bindLinear(tensor);
+        const std::int64_t q = s.heads * s.headDim, kv = s.kvHeads * s.headDim;
+        layer.q = bindRows(qkv, tensor.module(), 0, q);
+        layer.k = bindRows(qkv, tensor.module(), q, kv);
+        layer.v = bindRows(qkv, tensor.module(), q + kv, kv);
+    } else if (tensor.role == R::GateUp) {
+        const auto gateUp = bindLinear(tensor);
+        layer.gate = bindRows(gateUp, tensor.module(), 0, s.intermediate);
+        layer.up = bindRows(gateUp, tensor.module(), s.intermediate, s.intermediate);
+    } else if (tensor.role == R::AuxNorm) {
+        m_auxNorms.push_back(bindVector(tensor));
+    } else if (tensor.role == R::ConfidenceBias) {
+        m_confidenceBias = bindVector(tensor).at(0);
+    } else if (tensor.role == R::DraftToTarget) {
+        m_d2t = m_weights.integers(tensor.name);
         if (static_cast<std::int64_t>(m_d2t.size()) != s.draftVocab) {
-            throw ForwardInputError(file, "d2t",
+            throw ForwardInputError(m_weights.draft().folder().string(), tensor.name,
                                     "has " + std::to_string(m_d2t.size()) + " entries, draft_vocab_size is " +
                                         std::to_string(s.draftVocab));
         }
-    }
-    if (s.markovRank > 0) {
-        m_markovW1 = m_weights.linear("markov_head.markov_w1");
-        m_markovW2 = m_weights.linear("markov_head.markov_w2");
-        m_sites[m_markovW2.get()] = {"markov_head.markov_w2", 0};
-        requireShape(*m_markovW1, s.vocab, s.markovRank, file, "markov_head.markov_w1.weight");
-        requireShape(*m_markovW2, s.draftVocab, s.markovRank, file, "markov_head.markov_w2.weight");
-    }
-    if (s.confidenceHead) {
-        m_confidence = m_weights.vector("confidence_head.proj.weight");
-        m_confidenceBias = m_weights.vector("confidence_head.proj.bias").at(0);
-        if (static_cast<std::int64_t>(m_confidence.size()) != s.hidden + s.markovRank) {
-            throw ForwardInputError(file, "confidence_head.proj.weight",
-                                    "does not take [hidden, markov] inputs");
-        }
-    }
+    } // t2d is left alone, as vLLM's EAGLE-3 loader does: proposals map through d2t
 }
 
 DraftForward::~DraftForward() = default;
@@ -217,7 +214,7 @@ SequenceContext DraftForward::buildContext(const Activations& aux, const std::ve
     for (std::int64_t t = 0; t < length; ++t) {
         positions[t] = t;
     }
-    if (s.proposal == ProposalKind::Chain) {
+    if (s.chain) {
         // Step 0 at every context position t: u_t = [norm_in(embed(x_{t+1})), hidden_norm(fc(f_t))].
         std::vector<std::int64_t> next(tokens.begin() + 1, tokens.begin() + 1 + length);
         const auto& layer = m_layers.front();
@@ -255,8 +252,8 @@ Proposals DraftForward::propose(const SequenceContext& context, const std::vecto
                                         std::to_string(context.length) + "]");
         }
     }
-    return m_spec.proposal == ProposalKind::Chain ? proposeChain(context, anchors, k, keepLogits)
-                                                  : proposeBlock(context, tokens, anchors, k, keepLogits);
+    return m_spec.chain ? proposeChain(context, anchors, k, keepLogits)
+                        : proposeBlock(context, tokens, anchors, k, keepLogits);
 }
 
 Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,

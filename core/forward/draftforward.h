@@ -79,6 +79,14 @@ class DraftForward
         std::string module;
         std::int64_t firstRow = 0;
     };
+    /// Binds one tensor of the draft's inventory to its place in the graph, checking its shape.
+    void bind(const InventoryTensor& tensor);
+    std::shared_ptr<const LinearSource> bindLinear(const InventoryTensor& tensor);
+    std::vector<float> bindVector(const InventoryTensor& tensor) const;
+    /// Rows [first, first + count) of a matrix fused on disk, observed as rows of @p module.
+    std::shared_ptr<const LinearSource> bindRows(const std::shared_ptr<const LinearSource>& fused,
+                                                 const std::string& module, std::int64_t first,
+                                                 std::int64_t count);
     /// linear() with the observer told first.
     Activations apply(const LinearSource& weight, const Activations& input) const;
     Proposals proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,

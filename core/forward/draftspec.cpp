@@ -1,6 +1,7 @@
 #include "core/forward/draftspec.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 namespace spark {
@@ -170,12 +171,116 @@ bool ships(const std::set<std::string>& names, const std::string& tensor)
     return names.contains(tensor) || names.contains("model." + tensor);
 }
 
-} // namespace
-
-std::string DraftSpec::layerName(std::int64_t layer) const
+/// A Linear module, stored as BF16 or already quantized.
+bool shipsModule(const std::set<std::string>& names, const std::string& module)
 {
-    return layerPrefix == "midlayer" ? std::string("midlayer") : layerPrefix + std::to_string(layer);
+    return ships(names, module + ".weight") || ships(names, module + ".weight_packed");
 }
+
+/// What a family's reader sees: the config's top level, the shipped tensor names, the file for errors.
+struct FamilyInput
+{
+    const FieldReader& top;
+    const std::set<std::string>& names;
+    const std::string& file;
+};
+
+std::vector<int> dflashTargetLayers(const FieldReader& dflash, const std::string& file)
+{
+    const auto ids = dflash.intList("target_layer_ids");
+    if (!ids) {
+        throw ForwardInputError(file, "dflash_config.target_layer_ids", "missing");
+    }
+    return plusOne(*ids);
+}
+
+void readLagunaDFlash(DraftSpec& spec, const FamilyInput& in)
+{
+    const auto dflash = in.top.child("dflash_config");
+    spec.fusedQkv = true;
+    spec.outputGate = true;
+    spec.gatePerHead = in.top.text("gating", "per-head") != "per-element";
+    spec.auxNorms = true;
+    spec.contextInputNorm = true;
+    spec.blockCausal = dflash.flag("causal", false);
+    spec.auxLayerIds = dflashTargetLayers(dflash, in.file);
+    spec.auxLayerIdsSource = "dflash_config.target_layer_ids (+1)";
+    spec.maskTokenId = dflash.optionalInt("mask_token_id").value_or(-1);
+}
+
+void readQwen3DFlash(DraftSpec& spec, const FamilyInput& in)
+{
+    const auto dflash = in.top.child("dflash_config");
+    spec.blockCausal = dflash.flag("causal", false);
+    spec.auxLayerIds = dflashTargetLayers(dflash, in.file);
+    spec.auxLayerIdsSource = "dflash_config.target_layer_ids (+1)";
+    spec.maskTokenId =
+        dflash.optionalInt("mask_token_id").value_or(in.top.optionalInt("mask_token_id").value_or(-1));
+    if (dflash.flag("use_swa", false)) {
+        for (auto& layer : spec.layerAttention) {
+            layer.window = dflash.positive("swa_window_size");
+        }
+    }
+}
+
+void readDSpark(DraftSpec& spec, const FamilyInput& in)
+{
+    const auto& top = in.top;
+    const auto ids = top.intList("aux_hidden_state_layer_ids");
+    if (!ids) {
+        throw ForwardInputError(in.file, "aux_hidden_state_layer_ids", "missing");
+    }
+    spec.auxLayerIds = *ids;
+    spec.auxLayerIdsSource = "aux_hidden_state_layer_ids";
+    spec.maskTokenId = top.optionalInt("mask_token_id").value_or(-1);
+    spec.sampleFromAnchor = top.flag("sample_from_anchor", true);
+    spec.markovRank = top.optionalInt("markov_rank").value_or(0);
+    if (spec.markovRank > 0 && top.text("markov_head_type", "vanilla") != "vanilla") {
+        throw ForwardInputError(in.file, "markov_head_type", "only the vanilla Markov head is supported");
+    }
+    spec.confidenceHead = top.flag("enable_confidence_head", false);
+    spec.logitScale = top.number("logit_scale", 1.0);
+    // vLLM's speculators translation sets dflash_config.causal = not sliding_window_non_causal, with the
+    // key absent meaning a bidirectional block (speculators' own training mask differs: there a
+    // sliding window alone also makes the block causal, see docs/spec/draft-forward.md).
+    spec.blockCausal = !top.flag("sliding_window_non_causal", true);
+}
+
+void readEagle3(DraftSpec& spec, const FamilyInput& in)
+{
+    const auto& top = in.top;
+    spec.chain = true;
+    spec.qkNorm = false;
+    spec.layerPrefix = ships(in.names, "midlayer.input_layernorm.weight") ? "midlayer" : "layers.";
+    spec.normBeforeResidual = top.flag("norm_before_residual", false);
+    auto ids = top.child("eagle_config").intList("eagle_aux_hidden_state_layer_ids");
+    spec.auxLayerIdsSource = "eagle_config.eagle_aux_hidden_state_layer_ids";
+    if (!ids) {
+        const auto targetLayers = top.optionalInt("target_num_hidden_layers");
+        if (!targetLayers) {
+            throw ForwardInputError(in.file, "eagle_config.eagle_aux_hidden_state_layer_ids",
+                                    "missing, and target_num_hidden_layers is not given to derive "
+                                    "vLLM's default (2, L/2, L-3)");
+        }
+        const int l = static_cast<int>(*targetLayers);
+        ids = std::vector<int>{2, l / 2, l - 3};
+        spec.auxLayerIdsSource = "default (2, L/2, L-3) of target_num_hidden_layers";
+    }
+    spec.auxLayerIds = *ids;
+    if (spec.layers != 1) {
+        throw ForwardInputError(in.file, "num_hidden_layers", "EAGLE-3 heads have one layer");
+    }
+}
+
+/// What each family the forward knows adds to the common fields; a family without a row is refused before.
+const std::array<std::pair<DraftArchitecture, void (*)(DraftSpec&, const FamilyInput&)>, 4> kFamilyReaders{{
+    {DraftArchitecture::LagunaDFlash, readLagunaDFlash},
+    {DraftArchitecture::Qwen3DFlash, readQwen3DFlash},
+    {DraftArchitecture::DSpark, readDSpark},
+    {DraftArchitecture::Eagle3, readEagle3},
+}};
+
+} // namespace
 
 DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::string>& tensorNames,
                         const std::string& file)
@@ -184,7 +289,9 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
     DraftSpec spec;
     spec.kind = arch.kind;
     spec.archId = arch.id;
-    if (!arch.traits().known) {
+    const auto reader = std::find_if(kFamilyReaders.begin(), kFamilyReaders.end(),
+                                     [&](const auto& entry) { return entry.first == arch.kind; });
+    if (reader == kFamilyReaders.end()) {
         throw ForwardInputError(
             file, "architectures",
             "not a draft the reference forward knows (EAGLE-3, Qwen3 DFlash, Laguna DFlash, "
@@ -230,95 +337,16 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
     spec.targetHidden = top.optionalInt("target_hidden_size").value_or(spec.hidden);
 
     const std::set<std::string> names(tensorNames.begin(), tensorNames.end());
-    const auto dflash = top.child("dflash_config");
-    switch (arch.kind) {
-    case DraftArchitecture::LagunaDFlash: {
-        spec.fusedQkv = true;
-        spec.outputGate = true;
-        spec.gatePerHead = top.text("gating", "per-head") != "per-element";
-        spec.auxNorms = true;
-        spec.contextInputNorm = true;
-        spec.blockCausal = dflash.flag("causal", false);
-        const auto ids = dflash.intList("target_layer_ids");
-        if (!ids) {
-            throw ForwardInputError(file, "dflash_config.target_layer_ids", "missing");
-        }
-        spec.auxLayerIds = plusOne(*ids);
-        spec.auxLayerIdsSource = "dflash_config.target_layer_ids (+1)";
-        spec.maskTokenId = dflash.optionalInt("mask_token_id").value_or(-1);
-        break;
-    }
-    case DraftArchitecture::Qwen3DFlash: {
-        spec.blockCausal = dflash.flag("causal", false);
-        const auto ids = dflash.intList("target_layer_ids");
-        if (!ids) {
-            throw ForwardInputError(file, "dflash_config.target_layer_ids", "missing");
-        }
-        spec.auxLayerIds = plusOne(*ids);
-        spec.auxLayerIdsSource = "dflash_config.target_layer_ids (+1)";
-        spec.maskTokenId =
-            dflash.optionalInt("mask_token_id").value_or(top.optionalInt("mask_token_id").value_or(-1));
-        if (dflash.flag("use_swa", false)) {
-            for (auto& layer : spec.layerAttention) {
-                layer.window = dflash.positive("swa_window_size");
-            }
-        }
-        break;
-    }
-    case DraftArchitecture::DSpark: {
-        const auto ids = top.intList("aux_hidden_state_layer_ids");
-        if (!ids) {
-            throw ForwardInputError(file, "aux_hidden_state_layer_ids", "missing");
-        }
-        spec.auxLayerIds = *ids;
-        spec.auxLayerIdsSource = "aux_hidden_state_layer_ids";
-        spec.maskTokenId = top.optionalInt("mask_token_id").value_or(-1);
-        spec.sampleFromAnchor = top.flag("sample_from_anchor", true);
-        spec.markovRank = top.optionalInt("markov_rank").value_or(0);
-        if (spec.markovRank > 0 && top.text("markov_head_type", "vanilla") != "vanilla") {
-            throw ForwardInputError(file, "markov_head_type", "only the vanilla Markov head is supported");
-        }
-        spec.confidenceHead = top.flag("enable_confidence_head", false);
-        spec.logitScale = top.number("logit_scale", 1.0);
-        // vLLM's speculators translation sets dflash_config.causal = not sliding_window_non_causal, with the
-        // key absent meaning a bidirectional block (speculators' own training mask differs: there a
-        // sliding window alone also makes the block causal, see docs/spec/draft-forward.md).
-        spec.blockCausal = !top.flag("sliding_window_non_causal", true);
-        break;
-    }
-    case DraftArchitecture::Eagle3: {
-        spec.proposal = ProposalKind::Chain;
-        spec.qkNorm = false;
-        spec.layerPrefix = ships(names, "midlayer.input_layernorm.weight") ? "midlayer" : "layers.";
-        spec.normBeforeResidual = top.flag("norm_before_residual", false);
-        auto ids = top.child("eagle_config").intList("eagle_aux_hidden_state_layer_ids");
-        spec.auxLayerIdsSource = "eagle_config.eagle_aux_hidden_state_layer_ids";
-        if (!ids) {
-            const auto targetLayers = top.optionalInt("target_num_hidden_layers");
-            if (!targetLayers) {
-                throw ForwardInputError(file, "eagle_config.eagle_aux_hidden_state_layer_ids",
-                                        "missing, and target_num_hidden_layers is not given to derive "
-                                        "vLLM's default (2, L/2, L-3)");
-            }
-            const int l = static_cast<int>(*targetLayers);
-            ids = std::vector<int>{2, l / 2, l - 3};
-            spec.auxLayerIdsSource = "default (2, L/2, L-3) of target_num_hidden_layers";
-        }
-        spec.auxLayerIds = *ids;
-        if (spec.layers != 1) {
-            throw ForwardInputError(file, "num_hidden_layers", "EAGLE-3 heads have one layer");
-        }
-        break;
-    }
-    default:
-        break;
-    }
-    if (spec.proposal == ProposalKind::Block && (spec.maskTokenId < 0 || spec.maskTokenId >= spec.vocab)) {
+    reader->second(spec, {top, names, file});
+    spec.auxLayers = static_cast<std::int64_t>(spec.auxLayerIds.size());
+    spec.fusedGateUp = shipsModule(names, spec.layerName(0) + ".mlp.gate_up_proj");
+    if (!spec.chain && (spec.maskTokenId < 0 || spec.maskTokenId >= spec.vocab)) {
         throw ForwardInputError(file, "mask_token_id", "missing or outside the vocabulary");
     }
-    spec.ownEmbedding = ships(names, "embed_tokens.weight");
-    spec.ownHead = ships(names, "lm_head.weight");
+    spec.ownEmbedding = shipsModule(names, "embed_tokens");
+    spec.ownHead = shipsModule(names, "lm_head");
     spec.hasD2t = ships(names, "d2t");
+    spec.hasT2d = ships(names, "t2d");
     if (spec.draftVocab != spec.vocab && !spec.hasD2t) {
         throw ForwardInputError(file, "draft_vocab_size", "differs from vocab_size but the draft has no d2t");
     }

@@ -1,5 +1,7 @@
 #include "core/plan/draftlayout.h"
 
+#include "core/plan/draftinventory.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -68,7 +70,6 @@ struct Classification
     ModuleRole role = ModuleRole::Buffer;
     std::string vllmClass;
     std::string fusedLeaf; // vLLM leaf when this module is a shard of a fused vLLM module
-    bool fusedOnDisk = false;
     bool readsRaw = false;
     bool gathered = false;
     std::string limit;
@@ -142,40 +143,20 @@ std::optional<Classification> classifySpecial(const std::string& canonical, cons
     return std::nullopt;
 }
 
-/// A Linear of a draft layer: its vLLM class, and the fused vLLM layer it is a shard of.
+/// A Linear of a draft: its vLLM class, and the fused vLLM layer it is a shard of (draftLinearKind).
 Classification classifyLinear(const ArchitectureInfo& arch, const std::string& canonical)
 {
     Classification c;
-    const auto leaf = leafOf(canonical);
-    const auto parentLeaf = leafOf(parentOf(canonical));
-    const auto& traits = arch.traits();
-    const bool known = traits.known;
-    const bool dflash = traits.blockDraft;
     c.role = ModuleRole::Linear;
-    if (parentLeaf == "self_attn" && (leaf == "q_proj" || leaf == "k_proj" || leaf == "v_proj")) {
-        c.vllmClass = "QKVParallelLinear";
-        c.fusedLeaf = "qkv_proj";
-        c.readsRaw = dflash;
-    } else if (parentLeaf == "self_attn" && leaf == "qkv_proj") {
-        c.vllmClass = "QKVParallelLinear";
-        c.fusedLeaf = "qkv_proj";
-        c.fusedOnDisk = true;
-        c.readsRaw = dflash;
-    } else if (parentLeaf == "self_attn" && (leaf == "o_proj" || leaf == "g_proj")) {
-        c.vllmClass = leaf == "o_proj" ? "RowParallelLinear" : "ColumnParallelLinear";
-    } else if (parentLeaf == "mlp" && (leaf == "gate_proj" || leaf == "up_proj")) {
-        // Laguna's MLP keeps two ColumnParallelLinear; Qwen3/Llama stack them into gate_up_proj.
-        c.vllmClass = traits.fusedGateUp ? "MergedColumnParallelLinear" : "ColumnParallelLinear";
-        c.fusedLeaf = traits.fusedGateUp ? "gate_up_proj" : "";
-    } else if (parentLeaf == "mlp" && leaf == "gate_up_proj") {
-        c.vllmClass = "MergedColumnParallelLinear";
-        c.fusedLeaf = "gate_up_proj";
-        c.fusedOnDisk = true;
-    } else if (parentLeaf == "mlp" && leaf == "down_proj") {
-        c.vllmClass = "RowParallelLinear";
-    } else if (canonical == "fc") {
-        c.vllmClass = "ReplicatedLinear";
-    } else if (known) {
+    const auto& traits = arch.traits();
+    const auto parent = parentOf(canonical);
+    const auto* kind = draftLinearKind(parent.empty() ? canonical : leafOf(parent) + "." + leafOf(canonical));
+    if (kind) {
+        const bool fused = !kind->fusedLeaf.empty() && (!kind->fusedByFamily || traits.fusedGateUp);
+        c.vllmClass = fused || kind->unfusedClass.empty() ? kind->vllmClass : kind->unfusedClass;
+        c.fusedLeaf = fused ? kind->fusedLeaf : "";
+        c.readsRaw = kind->rawInBlockDrafts && traits.blockDraft;
+    } else if (traits.known) {
         c.vllmClass = "Linear";
         c.limit =
             "not part of the " + arch.displayName + " layout vLLM loads (format-spec §5): unknown class";
