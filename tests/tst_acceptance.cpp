@@ -9,6 +9,7 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <cstring>
 
 using namespace spark;
@@ -65,6 +66,7 @@ class TestAcceptance : public QObject
     void planInMemoryEqualsExportedCheckpoint();
     void sameSeedSameNumbers();
     void replayedLoopMatchesOfflineCounters();
+    void referenceProposalsAreReused();
     void badCapturesAreNamed_data();
     void badCapturesAreNamed();
     void cliReportsAndDumps();
@@ -181,6 +183,41 @@ void TestAcceptance::sameSeedSameNumbers()
     }
     job.options.seed = 8;
     QVERIFY(runAcceptance(job).anchors != first.anchors);
+}
+
+void TestAcceptance::referenceProposalsAreReused()
+{
+    auto job = jobFor(m_sets.at("qwen3-dflash"), 3);
+    job.plan = PlanOptions{};
+    const auto capture = HiddenStateCapture::open(job.capture);
+    const auto drafts = openAcceptanceDrafts(job, capture);
+    const auto anchors = sampleAnchors(eligibleAnchors(capture, 3), 16, 7);
+    ReferenceProposals reference, full(0);
+    auto options = job.options;
+    options.batchAnchors = 5; // several batches, one of them short
+    options.reference = &reference;
+    const auto first = evaluateAnchors(*drafts.base, &*drafts.quantized, capture, anchors, options);
+    // The quantized draft now stands where the reference was: the stored reference must answer for it, so
+    // the pairs come out as in the first run.
+    const auto second = evaluateAnchors(*drafts.quantized, &*drafts.quantized, capture, anchors, options);
+    // Without room for the list nothing is kept, and the quantized draft is paired with itself.
+    options.reference = &full;
+    evaluateAnchors(*drafts.base, &*drafts.quantized, capture, anchors, options);
+    const auto self = evaluateAnchors(*drafts.quantized, &*drafts.quantized, capture, anchors, options);
+    bool differs = false;
+    for (std::size_t i = 0; i < anchors.size(); ++i) {
+        QCOMPARE(second[i].anchor, first[i].anchor);
+        QCOMPARE(second[i].base.tokens, first[i].base.tokens);
+        QCOMPARE(second[i].base.topMargin, first[i].base.topMargin);
+        QCOMPARE(second[i].kl.size(), first[i].kl.size());
+        for (std::size_t j = 0; j < first[i].kl.size(); ++j) { // NaN where the earlier proposals differ
+            QVERIFY(second[i].kl[j] == first[i].kl[j] ||
+                    (std::isnan(second[i].kl[j]) && std::isnan(first[i].kl[j])));
+        }
+        QCOMPARE(self[i].base.topMargin, self[i].quantized->topMargin);
+        differs = differs || first[i].base.topMargin != first[i].quantized->topMargin;
+    }
+    QVERIFY2(differs, "W4A16 left every margin unchanged: the test would not see a missed reuse");
 }
 
 void TestAcceptance::replayedLoopMatchesOfflineCounters()

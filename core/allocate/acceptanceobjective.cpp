@@ -16,6 +16,9 @@ struct AcceptanceObjective::State
     HiddenStateCapture capture;
     AcceptanceDrafts drafts;
     std::vector<TensorInfo> tensors;
+    /// The BF16 draft's proposals on each anchor list measured so far: every candidate is paired with the
+    /// same reference, so it runs once per list.
+    ReferenceProposals reference;
 };
 
 namespace {
@@ -128,7 +131,8 @@ AcceptanceObjective::AcceptanceObjective(AcceptanceObjectiveInputs inputs) : m_i
             ": already quantized; an acceptance-driven plan starts from the BF16 draft");
     }
     auto tensors = drafts.draft->tensorInfos();
-    m_state = std::make_unique<State>(State{std::move(capture), std::move(drafts), std::move(tensors)});
+    m_state = std::unique_ptr<State>(
+        new State{std::move(capture), std::move(drafts), std::move(tensors), ReferenceProposals{}});
     const auto eligible = eligibleAnchors(m_state->capture, m_inputs.k);
     if (eligible.empty()) {
         throw ForwardInputError(m_state->capture.info().path.string(), "loss_mask",
@@ -167,6 +171,7 @@ AcceptanceEffect AcceptanceObjective::measure(const QuantPlan& plan, const std::
     options.threads = m_inputs.threads;
     options.batchAnchors = m_inputs.batchAnchors;
     options.progress = progress;
+    options.reference = &m_state->reference;
     const auto outcomes =
         evaluateAnchors(*s.drafts.base, &quantized, s.capture, anchors, s.drafts.options(options));
     const auto stats = summarizeAcceptance(outcomes, m_inputs.k);

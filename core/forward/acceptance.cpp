@@ -211,6 +211,14 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
     std::uint64_t done = 0;
     throwIfCancelled(options.progress, 0, anchors.size());
     const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, options.batchAnchors));
+    // The reference's batches from an earlier run on these anchors, or those this run computes (kept only
+    // when they are to be stored, as they hold every anchor's logits).
+    const auto stored = options.reference && quantized ? options.reference->find(anchors, batch) : nullptr;
+    const auto logitBytes = static_cast<std::uint64_t>(anchors.size()) * static_cast<std::uint64_t>(k) *
+                            static_cast<std::uint64_t>(base.spec().draftVocab) * sizeof(float);
+    const bool keep = options.reference && quantized && !stored && options.reference->hasRoomFor(logitBytes);
+    std::vector<Proposals> computed;
+    std::size_t batchIndex = 0;
     for (const auto& group : anchorsBySample(anchors)) {
         const auto sample = group.sample;
         const auto seq = loadSequence(capture, sample, options);
@@ -223,11 +231,15 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
         }
         const std::int64_t length = group.contextLength();
         const Activations aux = capture.hidden(sample, slots, length);
-        const SequenceContext baseContext = base.buildContext(aux, seq.tokens, length);
+        const auto baseContext =
+            stored ? std::nullopt : std::optional(base.buildContext(aux, seq.tokens, length));
         const auto quantContext =
             quantized ? std::optional(quantized->buildContext(aux, seq.tokens, length)) : std::nullopt;
         group.forEachBatch(batch, [&](const std::vector<std::int64_t>& positions, std::size_t first) {
-            const Proposals b = base.propose(baseContext, seq.tokens, positions, k, true);
+            const Proposals& b =
+                stored ? (*stored)[batchIndex]
+                       : computed.emplace_back(base.propose(*baseContext, seq.tokens, positions, k, true));
+            ++batchIndex;
             const auto q =
                 quantized ? std::optional(quantized->propose(*quantContext, seq.tokens, positions, k, true))
                           : std::nullopt;
@@ -248,11 +260,46 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
                     }
                 }
             }
+            if (!keep) {
+                computed.clear();
+            }
             done += positions.size();
             throwIfCancelled(options.progress, done, anchors.size());
         });
     }
+    if (keep) {
+        options.reference->store(anchors, batch, std::move(computed));
+    }
     return outcomes;
+}
+
+std::shared_ptr<const std::vector<Proposals>> ReferenceProposals::find(const std::vector<Anchor>& anchors,
+                                                                       std::size_t batch) const
+{
+    const std::lock_guard lock(m_mutex);
+    const auto it = m_runs.find({anchors, batch});
+    return it == m_runs.end() ? nullptr : it->second;
+}
+
+bool ReferenceProposals::hasRoomFor(std::uint64_t bytes) const
+{
+    const std::lock_guard lock(m_mutex);
+    return m_bytes + bytes <= m_maxBytes;
+}
+
+void ReferenceProposals::store(const std::vector<Anchor>& anchors, std::size_t batch,
+                               std::vector<Proposals> batches)
+{
+    std::uint64_t bytes = 0;
+    for (const auto& b : batches) {
+        bytes += b.logits.values.size() * sizeof(float);
+    }
+    const std::lock_guard lock(m_mutex);
+    auto& slot = m_runs[{anchors, batch}];
+    if (!slot) {
+        m_bytes += bytes;
+        slot = std::make_shared<const std::vector<Proposals>>(std::move(batches));
+    }
 }
 
 std::vector<AnchorOutcome> replayLoop(const DraftForward& draft, const HiddenStateCapture& capture,
