@@ -1,12 +1,14 @@
 // GPTQ from a capture end to end on demo drafts: Hessians from the BF16 forward, solved codes that beat RTN
 // on the capture, a checkpoint whose scales equal the RTN export's and whose dequantized weights are exactly
-// the solved ones, verify/check/compare reading its marker, the CLI, and bad input.
+// the solved ones, verify/check/compare reading its marker, the CLI, and bad input. The hessian rounding's
+// scales from the same Hessians, alone and under GPTQ, through the CLI, and a tampered scale found.
 #include "core/audit/checker.h"
-#include "core/calibrate/gptqcalibration.h"
+#include "core/calibrate/capturecalibration.h"
 #include "core/export/exporter.h"
 #include "core/export/verifier.h"
 #include "core/forward/draftweights.h"
 #include "core/forward/linearsource.h"
+#include "core/io/floatconv.h"
 #include "core/plan/configreader.h"
 #include "core/plan/quantplan.h"
 #include "democapturehelpers.h"
@@ -14,6 +16,8 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 using namespace spark;
 namespace fs = std::filesystem;
@@ -35,9 +39,9 @@ QuantPlan planOf(const Checkpoint& source, const PlanOptions& options = {})
     return plan;
 }
 
-GptqCalibrationOptions gptqOptions(const DemoSet& set)
+CalibrationOptions gptqOptions(const DemoSet& set)
 {
-    GptqCalibrationOptions o;
+    CalibrationOptions o;
     o.capture = set.capture;
     o.target = set.target;
     o.threads = 2;
@@ -74,6 +78,7 @@ class TestGptqExport : public QObject
     void solvedCodesBeatRtnAndVerify();
     void searchedScalesStayTheMethods();
     void cliQuantizeCheckCompareAcceptance();
+    void hessianScalesFromCapture();
     void badInputIsNamed();
 
   private:
@@ -119,7 +124,7 @@ void TestGptqExport::solvedCodesBeatRtnAndVerify()
     QVERIFY(!plan.quantizedModules().empty());
     std::vector<std::string> solvedNames;
     {
-        const auto gptq = calibrateGptq(source, plan, gptqOut, gptqOptions(set));
+        const auto gptq = calibrateFromCapture(source, plan, gptqOut, gptqOptions(set));
         QCOMPARE(gptq.modules().size() + gptq.skipped().size(), plan.quantizedModules().size());
         QVERIFY(gptq.hessianSeconds() > 0 && gptq.solveSeconds() > 0);
         QVERIFY(gptq.anchors() > 0);
@@ -156,7 +161,7 @@ void TestGptqExport::solvedCodesBeatRtnAndVerify()
             QVERIFY2(std::memcmp(actual.data(), expected.data(), 4 * expected.size()) == 0, name.c_str());
         }
     }
-    QVERIFY2(!fs::exists(gptqOut.string() + ".gptq"), "the solved weights' folder is removed");
+    QVERIFY2(!fs::exists(gptqOut.string() + ".calibration"), "the solved weights' folder is removed");
 
     ExportOptions rtnOptions;
     rtnOptions.output = rtnOut;
@@ -202,7 +207,7 @@ void TestGptqExport::searchedScalesStayTheMethods()
     auto plan = planOf(*source, options);
     const auto msePlan = plan;
     {
-        const auto gptq = calibrateGptq(source, plan, root / "mse-gptq", gptqOptions(set));
+        const auto gptq = calibrateFromCapture(source, plan, root / "mse-gptq", gptqOptions(set));
         exportCheckpoint(*source, plan,
                          {.output = root / "mse-gptq", .threads = 2, .calibrated = &gptq.weights()});
     }
@@ -240,7 +245,7 @@ void TestGptqExport::cliQuantizeCheckCompareAcceptance()
     QVERIFY(quantize.out.find("(RTN ") != std::string::npos);
     QVERIFY(quantize.out.find("GPTQ modules with bit-exact scales, ") != std::string::npos);
     QVERIFY(quantize.out.find(" 0 problems") != std::string::npos);
-    QVERIFY(!fs::exists(out.string() + ".gptq"));
+    QVERIFY(!fs::exists(out.string() + ".calibration"));
     const std::string cardText = test::readFile((out / "README.md").string());
     QVERIFY2(cardText.find("solved by GPTQ from captured target hidden states") != std::string::npos,
              cardText.c_str());
@@ -263,6 +268,97 @@ void TestGptqExport::cliQuantizeCheckCompareAcceptance()
     const auto accepted = test::runCli(acceptance);
     QVERIFY2(accepted.exitCode == 0, (accepted.out + accepted.err).c_str());
     QVERIFY2(accepted.out.find("cli-gptq") != std::string::npos, accepted.out.c_str());
+}
+
+void TestGptqExport::hessianScalesFromCapture()
+{
+    const auto& set = m_sets.at("llama-eagle3");
+    const fs::path root = m_dir.path().toStdString();
+    const auto out = root / "cli-hessian";
+    auto quantize = [&](const fs::path& to, std::vector<std::string> extra) {
+        std::vector<std::string> args{"quantize",   set.draft.string(), "--out",     to.string(),
+                                      "--rounding", "hessian",          "--threads", "2"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return test::runCli(args);
+    };
+    const auto noCapture = quantize(out, {});
+    QCOMPARE(noCapture.exitCode, 2);
+    QVERIFY2(noCapture.err.find("the hessian rounding needs --hidden-states") != std::string::npos,
+             noCapture.err.c_str());
+    QVERIFY(!fs::exists(out));
+
+    const auto alone = quantize(out, {"--hidden-states", set.capture.string()});
+    QVERIFY2(alone.exitCode == 0, (alone.out + alone.err).c_str());
+    QVERIFY2(alone.out.find("Hessian-chosen scales on ") != std::string::npos, alone.out.c_str());
+    QVERIFY2(alone.out.find("modules with capture-chosen scales (each a candidate of its search) and "
+                            "bit-exact codes, ") != std::string::npos,
+             alone.out.c_str());
+    QVERIFY(alone.out.find(" 0 problems") != std::string::npos);
+    QVERIFY(!fs::exists(out.string() + ".calibration"));
+    const auto output = Checkpoint::open(out);
+    const auto& weights = output.config()["quantization_config"]["config_groups"]["group_0"]["weights"];
+    QCOMPARE(weights["observer_kwargs"][std::string(kRoundingKwarg)].get<std::string>(),
+             std::string("hessian"));
+    QVERIFY(!weights["observer_kwargs"].contains(std::string(kCodesKwarg)));
+
+    const auto check = test::runCli({"check", out.string()});
+    QVERIFY2(check.exitCode == 0, (check.out + check.err).c_str());
+    QVERIFY2(check.out.find("scales chosen by the hessian rounding") != std::string::npos, check.out.c_str());
+    const auto compare = test::runCli({"compare", set.draft.string(), out.string(), "--json"});
+    QVERIFY2(compare.exitCode == 0, (compare.out + compare.err).c_str());
+    int quantized = 0;
+    std::string module;
+    const auto compared = nlohmann::json::parse(compare.out);
+    for (const auto& row : compared["modules"]) {
+        if (row["quantized_in_output"].get<bool>()) {
+            ++quantized;
+            module = row["module"].get<std::string>();
+            QVERIFY2(row["bit_exact"] == true, row.dump().c_str());
+        }
+    }
+    QVERIFY(quantized > 0);
+
+    // A scale doubled (above every candidate of its group) is found by verify, naming the module.
+    const auto tampered = root / "hessian-tampered";
+    fs::copy(out, tampered, fs::copy_options::recursive);
+    const auto copy = Checkpoint::open(tampered);
+    const auto* scale = copy.find(module + ".weight_scale");
+    QVERIFY(scale);
+    {
+        std::fstream file(copy.fileOf(*scale).path(), std::ios::in | std::ios::out | std::ios::binary);
+        std::uint64_t headerBytes = 0;
+        file.read(reinterpret_cast<char*>(&headerBytes), 8);
+        const auto offset = static_cast<std::streamoff>(8 + headerBytes + scale->info.begin);
+        std::uint16_t bits = 0;
+        file.seekg(offset);
+        file.read(reinterpret_cast<char*>(&bits), 2);
+        bits = floatToBf16(2.0f * bf16ToFloat(bits));
+        file.seekp(offset);
+        file.write(reinterpret_cast<const char*>(&bits), 2);
+    }
+    const auto source = Checkpoint::open(set.draft);
+    const auto report = verifyExport(source, Checkpoint::open(tampered), {.threads = 2});
+    QVERIFY(!report.ok());
+    QCOMPARE(report.problems.front().subject, module);
+    QVERIFY2(report.problems.front().message.find(
+                 "none of the 51 scales the hessian rounding chooses among") != std::string::npos,
+             report.problems.front().message.c_str());
+
+    // Under GPTQ: the hessian scales, GPTQ's codes.
+    const auto withGptq =
+        quantize(root / "cli-hessian-gptq", {"--gptq", "--hidden-states", set.capture.string()});
+    QVERIFY2(withGptq.exitCode == 0, (withGptq.out + withGptq.err).c_str());
+    QVERIFY2(withGptq.out.find("GPTQ on ") != std::string::npos, withGptq.out.c_str());
+    QVERIFY(withGptq.out.find(" 0 problems") != std::string::npos);
+
+    // Nothing else can choose such scales: candidates and in-memory plans refuse it by name.
+    const auto sweep = test::runCli({"sweep", set.draft.string(), "--rounding-candidates", "rtn,hessian"});
+    QVERIFY(sweep.exitCode != 0);
+    QVERIFY2(sweep.err.find("'hessian' cannot be a candidate") != std::string::npos, sweep.err.c_str());
+    const auto acceptance = test::runCli({"acceptance", set.draft.string(), "--hidden-states",
+                                          set.capture.string(), "--rounding", "hessian", "--anchors", "4"});
+    QVERIFY(acceptance.exitCode != 0);
+    QVERIFY2(acceptance.err.find("acceptance --quantized") != std::string::npos, acceptance.err.c_str());
 }
 
 void TestGptqExport::badInputIsNamed()
@@ -295,7 +391,7 @@ void TestGptqExport::badInputIsNamed()
     const auto small = test::runCli(smallArgs);
     QVERIFY(small.exitCode != 0);
     QVERIFY2(small.err.find("more than the memory budget of 1024") != std::string::npos, small.err.c_str());
-    QVERIFY(!fs::exists(out) && !fs::exists(out.string() + ".gptq"));
+    QVERIFY(!fs::exists(out) && !fs::exists(out.string() + ".calibration"));
 }
 
 QTEST_GUILESS_MAIN(TestGptqExport)

@@ -1,5 +1,6 @@
 // GPTQ in the export dialog: off until a plan has an integer-scheme module, a capture is required, and an
-// export with it writes GPTQ codes that verify (scales bit-exact) and says how GPTQ did.
+// export with it writes GPTQ codes that verify (scales bit-exact) and says how GPTQ did. A plan with the
+// hessian rounding asks for the capture without GPTQ and exports scales that verify.
 #include "core/io/checkpoint.h"
 #include "core/plan/quantplan.h"
 #include "democapturehelpers.h"
@@ -29,10 +30,11 @@ class TestGuiGptq : public QObject
     QString m_capture;
     QString m_target;
 
-    QuantPlan plan(const std::vector<std::string>& schemes = {}) const
+    QuantPlan plan(const std::vector<std::string>& schemes = {}, const std::string& rounding = "rtn") const
     {
         PlanOptions options;
         options.schemes = schemes;
+        options.rounding = rounding;
         return makePlan(m_checkpoint->config(), infosOf(*m_checkpoint), options);
     }
 
@@ -92,7 +94,7 @@ class TestGuiGptq : public QObject
         QVERIFY(outcome->verify);
         QVERIFY2(outcome->verify->ok(), outcome->verify->summary().c_str());
         QVERIFY(outcome->verify->gptqModules > 0);
-        QVERIFY(outcome->gptqSummary.startsWith(QStringLiteral("GPTQ on ")));
+        QVERIFY(outcome->calibrationSummary.startsWith(QStringLiteral("GPTQ on ")));
         QVERIFY(dialog.resultLabel()->text().contains(QStringLiteral("GPTQ on ")));
         QVERIFY(dialog.gptqBox()->isEnabled() && dialog.captureEdit()->isEnabled());
         const auto config = Checkpoint::open(output.toStdString()).config();
@@ -100,7 +102,30 @@ class TestGuiGptq : public QObject
                        ["sparkulator_codes"]
                            .get<std::string>(),
                  std::string("gptq"));
-        QVERIFY(!QFileInfo::exists(output + QStringLiteral(".gptq")));
+        QVERIFY(!QFileInfo::exists(output + QStringLiteral(".calibration")));
+    }
+
+    void hessianRoundingAsksForTheCapture()
+    {
+        ExportDialog dialog(m_checkpoint, plan({}, "hessian"));
+        QVERIFY(!dialog.gptqBox()->isChecked() && dialog.captureEdit()->isEnabled());
+        const QString output = m_dir.filePath(QStringLiteral("hessian-out"));
+        dialog.setOutputPath(output);
+        QVERIFY(!dialog.startExport());
+        QVERIFY2(dialog.message().contains(QStringLiteral("hessian rounding")), qPrintable(dialog.message()));
+        dialog.captureEdit()->setText(m_capture);
+        dialog.gptqTargetEdit()->setText(m_target);
+        QSignalSpy finished(&dialog, &ExportDialog::exportFinished);
+        QTest::mouseClick(dialog.exportButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(300000));
+        const auto& outcome = dialog.lastOutcome();
+        QVERIFY(outcome);
+        QVERIFY2(outcome->status == ExportOutcome::Status::Succeeded, qPrintable(outcome->error));
+        QVERIFY(outcome->verify);
+        QVERIFY2(outcome->verify->ok(), outcome->verify->summary().c_str());
+        QVERIFY(outcome->verify->capturedScaleModules > 0 && outcome->verify->gptqModules == 0);
+        QVERIFY2(outcome->calibrationSummary.startsWith(QStringLiteral("Hessian-chosen scales on ")),
+                 qPrintable(outcome->calibrationSummary));
     }
 };
 

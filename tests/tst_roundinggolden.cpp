@@ -1,8 +1,9 @@
 // Rounding methods against tests/data/golden-rounding: `mse` byte for byte with llm-compressor's
 // memoryless_mse observer + the compressed-tensors compressors (the real code wrote the expected files, see
 // the folder's README), on BF16, F16 and F32 weights with zero, one-signed, tiny and outlier groups and a
-// module whose result depends on the global patience; `range` against an independent naive search; NVFP4
-// `codes` byte for byte with tools/reference/nvfp4_codes.py (its definition in numpy, from the spec).
+// module whose result depends on the global patience; `range` and `hessian` against independent naive
+// searches; NVFP4 `codes` byte for byte with tools/reference/nvfp4_codes.py (its definition in numpy, from
+// the spec); the stored scales of `hessian` matched back to their candidates.
 #include "core/io/checkpoint.h"
 #include "core/io/floatconv.h"
 #include "core/io/safetensorsfile.h"
@@ -13,6 +14,7 @@
 #include "core/quant/roundingsearch.h"
 #include "core/quant/rtnscalar.h"
 #include "core/quant/schemecodec.h"
+#include "core/quant/storedranges.h"
 #include "core/quant/weightscheme.h"
 #include "goldentesthelpers.h"
 #include "testsupport.h"
@@ -20,6 +22,7 @@
 #include <QTest>
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace spark;
 using namespace spark::test;
@@ -176,6 +179,63 @@ std::pair<float, float> naiveRange(const WeightScheme& scheme, DType dt, const s
     return {shrink(lo, bestLo), shrink(hi, bestHi)};
 }
 
+/// A deterministic input Hessian XᵀX of @p cols columns: 2·cols token rows whose columns have scales from
+/// 0.05 to 5 and one dead column (3, never active), so that H is far from a multiple of the identity.
+std::vector<double> testHessian(std::size_t cols)
+{
+    std::mt19937 rng(static_cast<unsigned>(cols));
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> x(2 * cols * cols);
+    for (std::size_t t = 0; t < 2 * cols; ++t) {
+        for (std::size_t c = 0; c < cols; ++c) {
+            const double scale = c == 3 ? 0.0 : 0.05 + 4.95 * static_cast<double>((c * 37) % cols) / cols;
+            x[t * cols + c] = scale * normal(rng);
+        }
+    }
+    std::vector<double> h(cols * cols, 0.0);
+    for (std::size_t t = 0; t < 2 * cols; ++t) {
+        for (std::size_t a = 0; a < cols; ++a) {
+            for (std::size_t b = 0; b < cols; ++b) {
+                h[a * cols + b] += x[t * cols + a] * x[t * cols + b];
+            }
+        }
+    }
+    return h;
+}
+
+/// `hessian` as docs/quantization.md defines it: range's grid p_i = 1 - i/100, i = 0..50, on min and max
+/// together; error (D - w)ᵀ H_gg (D - w) in f64 with H_gg the block of @p h ([cols, cols]) at the group's
+/// columns from @p first; strict <.
+std::pair<float, float> naiveHessian(const WeightScheme& scheme, DType dt, const std::vector<float>& w,
+                                     const std::vector<double>& h, std::size_t cols, std::size_t first)
+{
+    float lo = 0, hi = 0;
+    for (const float v : w) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    auto shrink = [&](float m, int i) { return rnd(dt, m * static_cast<float>(1.0 - i / 100.0)); };
+    int bestStep = 0;
+    double best = std::numeric_limits<double>::infinity();
+    std::vector<double> d(w.size());
+    for (int i = 0; i <= 50; ++i) {
+        for (std::size_t k = 0; k < w.size(); ++k) {
+            d[k] = static_cast<double>(naiveDequant(scheme, dt, shrink(lo, i), shrink(hi, i), w[k])) - w[k];
+        }
+        double e = 0;
+        for (std::size_t a = 0; a < w.size(); ++a) {
+            for (std::size_t b = 0; b < w.size(); ++b) {
+                e += d[a] * h[(first + a) * cols + first + b] * d[b];
+            }
+        }
+        if (e < best) {
+            best = e;
+            bestStep = i;
+        }
+    }
+    return {shrink(lo, bestStep), shrink(hi, bestStep)};
+}
+
 std::vector<float> groupValues(const WeightRows& rows, std::size_t r, std::size_t g, std::size_t width)
 {
     std::vector<float> w(width);
@@ -183,6 +243,30 @@ std::vector<float> groupValues(const WeightRows& rows, std::size_t r, std::size_
         w[k] = rtn::loadWeight(rows.dtype, rows.row(r), g * width + k);
     }
     return w;
+}
+
+/// The first group of @p module whose searched range differs from @p naive(values, first column), as a
+/// failure message ("" when every group agrees).
+template <class Naive>
+QString firstDifference(const char* module, const WeightRows& rows, const GroupRanges& ranges,
+                        std::size_t width, Naive naive)
+{
+    for (std::size_t r = 0; r < rows.rowCount; ++r) {
+        for (std::size_t g = 0; g < rows.cols / width; ++g) {
+            const auto [lo, hi] = naive(groupValues(rows, r, g, width), g * width);
+            if (lo != ranges.min(r, g) || hi != ranges.max(r, g)) {
+                return QStringLiteral("%1 row %2 group %3: [%4, %5], naive [%6, %7]")
+                    .arg(QString::fromLatin1(module))
+                    .arg(r)
+                    .arg(g)
+                    .arg(ranges.min(r, g))
+                    .arg(ranges.max(r, g))
+                    .arg(lo)
+                    .arg(hi);
+            }
+        }
+    }
+    return {};
 }
 
 } // namespace
@@ -199,6 +283,9 @@ class TestRoundingGolden : public QObject
     void range();
     void codes_data();
     void codes();
+    void hessian_data();
+    void hessian();
+    void hessianStoredScalesMatch();
     void streamedAndThreaded();
     void rtnUntouched();
     void errors();
@@ -206,7 +293,7 @@ class TestRoundingGolden : public QObject
 
 void TestRoundingGolden::registry()
 {
-    QCOMPARE(roundingMethods().size(), std::size_t{4});
+    QCOMPARE(roundingMethods().size(), std::size_t{5});
     QCOMPARE(&rtnRounding(), findRoundingMethod("RTN"));
     QVERIFY(!rtnRounding().searches());
     const auto* mse = findRoundingMethod("mse");
@@ -216,7 +303,16 @@ void TestRoundingGolden::registry()
     const auto* range = findRoundingMethod("range");
     QVERIFY(range && !range->ctExact && range->steps == 51 && range->shrink(50) == 0.5f);
     QVERIFY(!findRoundingMethod("gptq"));
-    QCOMPARE(roundingMethodNames(), std::string("rtn, mse, range, codes"));
+    QCOMPARE(roundingMethodNames(), std::string("rtn, mse, range, codes, hessian"));
+    const auto* hessian = findRoundingMethod("hessian");
+    QVERIFY(hessian && !hessian->ctExact && hessian->needsHessian() && hessian->steps == 51 &&
+            hessian->shrink(50) == 0.5f && !range->needsHessian());
+    for (const char* scheme : {"W4A16", "W4A16:channel", "W8A16"}) {
+        QVERIFY2(hessian->appliesTo(*findWeightScheme(scheme)), scheme);
+    }
+    for (const char* scheme : {"W4A16_ASYM", "FP8_DYNAMIC", "NVFP4A16", "BF16"}) {
+        QVERIFY2(!hessian->appliesTo(*findWeightScheme(scheme)), scheme);
+    }
     const auto* codes = findRoundingMethod("codes");
     QVERIFY(codes && !codes->ctExact && !codes->searches() && !codes->isRtn() && rtnRounding().isRtn());
     QVERIFY(codes->appliesTo(*findWeightScheme("NVFP4A16")));
@@ -289,22 +385,89 @@ void TestRoundingGolden::range()
     const auto ctx = contexts(*input, *ws, *findRoundingMethod("range"), 1);
     for (const auto* module : kModules) {
         const auto rows = rowsIn(*input, std::string(module) + ".weight");
-        const auto& ranges = *ctx.at(module).ranges;
         const std::size_t width = ws->groupSize > 0 ? static_cast<std::size_t>(ws->groupSize) : rows.cols;
-        for (std::size_t r = 0; r < rows.rowCount; ++r) {
-            for (std::size_t g = 0; g < rows.cols / width; ++g) {
-                const auto [lo, hi] = naiveRange(*ws, rows.dtype, groupValues(rows, r, g, width));
-                if (lo != ranges.min(r, g) || hi != ranges.max(r, g)) {
-                    QFAIL(qPrintable(QStringLiteral("%1 row %2 group %3: [%4, %5], naive [%6, %7]")
-                                         .arg(QString::fromLatin1(module))
-                                         .arg(r)
-                                         .arg(g)
-                                         .arg(ranges.min(r, g))
-                                         .arg(ranges.max(r, g))
-                                         .arg(lo)
-                                         .arg(hi)));
-                }
-            }
+        const auto failure =
+            firstDifference(module, rows, *ctx.at(module).ranges, width,
+                            [&](const auto& w, std::size_t) { return naiveRange(*ws, rows.dtype, w); });
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    }
+}
+
+void TestRoundingGolden::hessian_data()
+{
+    QTest::addColumn<QString>("dtype");
+    QTest::addColumn<QString>("scheme");
+    for (const char* dt : {"BF16", "F16", "F32"}) {
+        for (const char* scheme : {"W4A16", "W4A16:g32", "W4A16:channel", "W8A16", "W8A16:channel"}) {
+            QTest::addRow("%s %s", scheme, dt) << QString::fromLatin1(dt) << QString::fromLatin1(scheme);
+        }
+    }
+}
+
+void TestRoundingGolden::hessian()
+{
+    QFETCH(QString, dtype);
+    QFETCH(QString, scheme);
+    const auto input =
+        SafetensorsFile::open(dataPath("golden-rounding/input-" + dtype.toStdString() + ".safetensors"));
+    const auto* ws = findWeightScheme(scheme.toStdString());
+    const auto& method = *findRoundingMethod("hessian");
+    std::size_t differFromRange = 0;
+    for (const auto* module : kModules) {
+        const auto rows = rowsIn(*input, std::string(module) + ".weight");
+        const auto h = testHessian(rows.cols);
+        QVERIFY_THROWS_EXCEPTION(QuantError, searchRanges(method, *ws, rows, 2));
+        const auto ranges = searchRanges(method, *ws, rows, 2, &h);
+        const auto plain = searchRanges(*findRoundingMethod("range"), *ws, rows, 2);
+        const std::size_t width = ws->groupSize > 0 ? static_cast<std::size_t>(ws->groupSize) : rows.cols;
+        const auto failure =
+            firstDifference(module, rows, *ranges, width, [&](const auto& w, std::size_t first) {
+                return naiveHessian(*ws, rows.dtype, w, h, rows.cols, first);
+            });
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+        for (std::size_t i = 0; i < ranges->maxs.size(); ++i) {
+            differFromRange += ranges->maxs[i] != plain->maxs[i] ? 1 : 0;
+        }
+    }
+    QVERIFY2(differFromRange > 0, "the Hessian changes no group's choice: the test would not see it ignored");
+}
+
+void TestRoundingGolden::hessianStoredScalesMatch()
+{
+    const auto input = SafetensorsFile::open(dataPath("golden-rounding/input-BF16.safetensors"));
+    const auto& method = *findRoundingMethod("hessian");
+    const auto backend = makeBackend(Backend::Cpu);
+    for (const char* scheme : {"W4A16", "W8A16:channel"}) {
+        const auto* ws = findWeightScheme(scheme);
+        const auto rows = rowsIn(*input, std::string(kModules[0]) + ".weight");
+        const auto h = testHessian(rows.cols);
+        SchemeContext searched;
+        searched.ranges = searchRanges(method, *ws, rows, 1, &h);
+        const auto parts = encodeWeight(*ws->codec(), rows, searched, *backend);
+        const auto tensors = ws->codec()->tensors(rows.rowCount, rows.cols, rows.dtype);
+        std::size_t scaleIndex = tensors.size();
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            scaleIndex = tensors[i].suffix == "weight_scale" ? i : scaleIndex;
+        }
+        QVERIFY(scaleIndex < tensors.size());
+        std::vector<float> scales(parts[scaleIndex].size() / 2);
+        toFloat(DType::BF16, parts[scaleIndex].data(), scales.size(), scales.data());
+
+        StoredRangeMatch match(method, *ws, rows.rowCount, rows.cols, rows.dtype, scales);
+        match.addRows(rows);
+        SchemeContext matched;
+        matched.ranges = match.finish();
+        QVERIFY2(encodeWeight(*ws->codec(), rows, matched, *backend) == parts, scheme);
+
+        // Twice the first group's scale is above its unshrunk candidate: no candidate of the method.
+        scales[0] *= 2.0f;
+        StoredRangeMatch tampered(method, *ws, rows.rowCount, rows.cols, rows.dtype, scales);
+        try {
+            tampered.addRows(rows);
+            QFAIL("a scale no candidate has was matched");
+        } catch (const QuantError& e) {
+            QCOMPARE(e.kind(), QuantErrorKind::StoredMismatch);
+            QVERIFY2(std::string(e.what()).find("row 0, group 0") != std::string::npos, e.what());
         }
     }
 }

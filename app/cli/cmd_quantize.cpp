@@ -1,13 +1,14 @@
 // `quantize PATH --out DIR [plan options] [card options] [--max-shard-size SIZE] [--threads N]
-// [--gptq --hidden-states FILE [--samples N] [--k N] [--target-model DIR] [--gptq-memory SIZE]]
-// [--no-verify]`: GPTQ when asked, export, model card (README.md of the output), then verify.
+// [[--gptq] --hidden-states FILE [--samples N] [--k N] [--target-model DIR] [--gptq-memory SIZE]]
+// [--no-verify]`: calibration on the capture when GPTQ or the hessian rounding asks for it, export, model
+// card (README.md of the output), then verify.
 #include "args.h"
 #include "backendargs.h"
 #include "captureargs.h"
 #include "cardargs.h"
 #include "command.h"
 #include "core/bench/modelcard.h"
-#include "core/calibrate/gptqcalibration.h"
+#include "core/calibrate/capturecalibration.h"
 #include "core/export/exporter.h"
 #include "core/export/verifier.h"
 #include "format.h"
@@ -21,12 +22,14 @@ namespace spark::cli {
 
 namespace {
 
-GptqCalibrationOptions gptqOptionsFrom(const Args& args, unsigned threads)
+CalibrationOptions calibrationOptionsFrom(const Args& args, unsigned threads)
 {
-    GptqCalibrationOptions o;
+    CalibrationOptions o;
+    o.gptq = args.flag("gptq");
     const auto capture = args.value("hidden-states");
     if (!capture) {
-        throw UsageError("--gptq needs --hidden-states FILE|DIR (a capture file or folder)");
+        throw UsageError(std::string(o.gptq ? "--gptq" : "the hessian rounding") +
+                         " needs --hidden-states FILE|DIR (a capture file or folder)");
     }
     o.capture = *capture;
     o.captureOptions = captureReadOptionsFrom(args);
@@ -39,20 +42,24 @@ GptqCalibrationOptions gptqOptionsFrom(const Args& args, unsigned threads)
         o.memoryBytes = parseByteSize(*memory);
     }
     o.threads = threads;
-    o.progress = stderrProgress("gptq");
+    o.progress = stderrProgress(o.gptq ? "gptq" : "hessian");
     return o;
 }
 
-void printGptq(const GptqCalibration& gptq)
+void printCalibration(const CaptureCalibration& calibration)
 {
-    std::cout << gptq.summary() << "\n";
+    std::cout << calibration.summary() << "\n";
     const auto precision = std::cout.precision(4);
-    for (const auto& m : gptq.modules()) {
-        std::cout << "  " << m.name << ": output error " << m.outputError << " (RTN " << m.rtnOutputError
-                  << ", " << m.tokens << " input rows)" << (m.fellBack ? ", Cholesky failed: RTN codes" : "")
-                  << "\n";
+    for (const auto& m : calibration.modules()) {
+        std::cout << "  " << m.name << ": output error " << m.outputError;
+        if (m.gptq) {
+            std::cout << " (RTN " << m.rtnOutputError << ", ";
+        } else {
+            std::cout << " (";
+        }
+        std::cout << m.tokens << " input rows)" << (m.fellBack ? ", Cholesky failed: RTN codes" : "") << "\n";
     }
-    for (const auto& name : gptq.skipped()) {
+    for (const auto& name : calibration.skipped()) {
         std::cout << "  " << name << ": its scheme has no GPTQ, rounded by its method\n";
     }
     std::cout.precision(precision);
@@ -73,11 +80,12 @@ OptionTable quantizeOptions()
               "solve the integer schemes' codes by GPTQ from captured hidden states (with --hidden-states; "
               "a draft sharing its target's embeddings or head needs --target-model DIR)"},
              {"hidden-states", "FILE|DIR", "",
-              "the capture of target hidden states GPTQ calibrates on (with --gptq)"},
-             {"samples", "N", "0", "captured sequences GPTQ uses, 0: all (with --gptq)"},
-             {"k", "K", "2", "draft steps unrolled per anchor, the serving k (with --gptq)"},
+              "the capture of target hidden states that GPTQ and the hessian rounding calibrate on"},
+             {"samples", "N", "0", "captured sequences calibration uses, 0: all (with --hidden-states)"},
+             {"k", "K", "2", "draft steps unrolled per anchor, the serving k (with --hidden-states)"},
              {"gptq-memory", "SIZE", "8GiB",
-              "memory for the FP64 Hessians held at once, more modules take more passes (with --gptq)"},
+              "memory for the FP64 Hessians held at once, more modules take more passes (with "
+              "--hidden-states)"},
              {"target-checkpoint", "PATH", "", "deprecated spelling of --target-model", "target-model"},
          },
          captureReadOptionTable(),
@@ -120,16 +128,18 @@ int runQuantize(const std::vector<std::string>& argv)
         options.maxShardBytes = parseByteSize(*size);
     }
     options.progress = stderrProgress("quantize");
-    std::optional<GptqCalibration> gptq;
-    if (args.flag("gptq")) {
-        gptq.emplace(calibrateGptq(sourcePtr, plan, *out, gptqOptionsFrom(args, options.threads)));
-        printGptq(*gptq);
-        options.calibrated = &gptq->weights();
+    std::optional<CaptureCalibration> calibration;
+    if (args.flag("gptq") || planNeedsCapture(plan)) {
+        calibration.emplace(
+            calibrateFromCapture(sourcePtr, plan, *out, calibrationOptionsFrom(args, options.threads)));
+        printCalibration(*calibration);
+        options.calibrated = &calibration->weights();
     } else {
         for (const char* name : {"hidden-states", "layer-ids", "prompt-tokens"}) {
             if (args.value(name)) {
                 throw UsageError(std::string("--") + name +
-                                 " is for --gptq here (offline acceptance: the acceptance command)");
+                                 " is for --gptq or the hessian rounding here (offline acceptance: the "
+                                 "acceptance command)");
             }
         }
     }
@@ -141,7 +151,7 @@ int runQuantize(const std::vector<std::string>& argv)
     }
     std::cout << "quantized " << result.quantizedModules << " modules (" << plan.schemeSummary() << ", "
               << (roundings.empty() ? std::string("rtn") : roundings) << " rounding"
-              << (gptq ? ", GPTQ codes" : "") << ", " << backend->description() << "), copied "
+              << (args.flag("gptq") ? ", GPTQ codes" : "") << ", " << backend->description() << "), copied "
               << result.copiedTensors << " tensors and " << result.otherFiles.size() << " other files\n"
               << "size: " << formatBytes(result.bytesBefore) << " -> " << formatBytes(result.bytesAfter)
               << " in " << result.shardFiles.size() << " file(s) at " << *out << "\n";

@@ -26,6 +26,8 @@ int runVerify(const std::vector<std::string>& argv)
         nlohmann::ordered_json out;
         out["ok"] = report.ok();
         out["bit_exact_modules"] = report.bitExactModules;
+        out["gptq_modules"] = report.gptqModules;
+        out["captured_scale_modules"] = report.capturedScaleModules;
         out["copied_tensors"] = report.copiedTensors;
         out["problems"] = nlohmann::json::array();
         for (const auto& p : report.problems) {

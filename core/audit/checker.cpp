@@ -200,13 +200,18 @@ void checkConfig(const QuantizedCheckpoint& view, const CheckOptions& options, F
                                  "); vLLM ignores it, compare only measures the error",
                              "rounding.md §1.1");
             } else if (rounding != &rtnRounding()) {
-                findings.add("weights-observer", LintSeverity::Info, {name},
-                             name + ": scales chosen by the " + std::string(rounding->name) + " rounding (" +
-                                 (rounding->ctExact ? "llm-compressor's " + std::string(rounding->observer)
-                                                    : std::string("Sparkulator-defined, marked in "
-                                                                  "observer_kwargs")) +
-                                 "); vLLM ignores the observer, compare recomputes it",
-                             "rounding.md §1.1");
+                findings.add(
+                    "weights-observer", LintSeverity::Info, {name},
+                    name + ": scales chosen by the " + std::string(rounding->name) + " rounding (" +
+                        (rounding->ctExact ? "llm-compressor's " + std::string(rounding->observer)
+                                           : std::string("Sparkulator-defined, marked in "
+                                                         "observer_kwargs")) +
+                        "); vLLM ignores the observer, compare recomputes it" +
+                        (rounding->needsHessian()
+                             ? std::string(
+                                   ", matching the stored scales to its candidates (a capture chose them)")
+                             : std::string()),
+                    "rounding.md §1.1");
             }
             if (g < config.read.groups.size() && config.read.groups[g].gptq) {
                 findings.add("weights-gptq", LintSeverity::Info, {name},

@@ -151,7 +151,9 @@ CompareReport compareCheckpoints(const Checkpoint& source, const Checkpoint& out
             weight->info.shape.size() == 2 && isQuantizableFloat(weight->info.dtype) &&
             weight->info.shape == std::vector<std::uint64_t>{om.module.outFeatures, om.module.inFeatures}) {
             requestOf[om.module.name] = requests.size();
-            requests.push_back({weight, om.productScheme, om.rounding, om.module.vllmName});
+            const auto* scale =
+                om.rounding->needsHessian() ? output.find(om.module.name + ".weight_scale") : nullptr;
+            requests.push_back({weight, om.productScheme, om.rounding, om.module.vllmName, &output, scale});
         }
     }
     // A NaN/Inf weight or a shape the search refuses becomes that module's detail below.

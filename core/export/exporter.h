@@ -15,9 +15,9 @@
 
 namespace spark {
 
-/// @brief Weights that replace the source's before encoding (GPTQ, gptqcalibration.h): each module named
-/// here is encoded from the tensor of the same name in its file, under its context (the ranges chosen on
-/// the original weight), instead of from the source.
+/// @brief Weights that replace the source's before encoding (GPTQ, the hessian rounding:
+/// capturecalibration.h): each module named here is encoded from the tensor of the same name in its file,
+/// under its context (the ranges chosen on the original weight), instead of from the source.
 struct CalibratedWeights
 {
     struct Module

@@ -93,11 +93,14 @@ std::string roundingDetail(const QuantPlan& plan)
                 detail += " (llm-compressor's memoryless_mse observer, bit for bit; the config group records "
                           "\"observer\": \"memoryless_mse\")";
             } else if (!method->ctExact) {
-                detail += " (a Sparkulator-defined range search: no llm-compressor observer computes it; the "
-                          "config "
-                          "group records \"observer\": \"minmax\" with observer_kwargs {\"" +
-                          std::string(kRoundingKwarg) + "\": \"" + std::string(method->name) +
-                          "\"}, which vLLM ignores)";
+                detail +=
+                    std::string(" (a Sparkulator-defined range search") +
+                    (method->needsHessian() ? " scored by the input Hessians of captured target hidden states"
+                                            : "") +
+                    ": no llm-compressor observer computes it; the config group records \"observer\": "
+                    "\"minmax\" with observer_kwargs {\"" +
+                    std::string(kRoundingKwarg) + "\": \"" + std::string(method->name) +
+                    "\"}, which vLLM ignores)";
             }
         }
     }

@@ -134,7 +134,9 @@ void checkQuantizedModule(const Checkpoint& source, const Checkpoint& output, co
         exact.block(*block, backend, threads);
     }
     if (check.require(exact.matching(), q.module->name, exact.problem())) {
-        ++(q.gptq ? report.gptqModules : report.bitExactModules);
+        ++(q.gptq                       ? report.gptqModules
+           : q.rounding->needsHessian() ? report.capturedScaleModules
+                                        : report.bitExactModules);
     }
 }
 
@@ -175,7 +177,10 @@ std::vector<QuantizedModule> quantizedModules(const Checkpoint& source, const Ch
     // The searched ranges and NVFP4's global scale per fused set, exactly as the exporter computes them.
     std::vector<ContextRequest> requests;
     for (const auto& q : out) {
-        requests.push_back({q.weight, q.scheme, q.rounding, q.module->vllmName});
+        // A capture chose the scales of a hessian module: they are matched to its candidates instead.
+        const auto* scale =
+            q.rounding->needsHessian() ? output.find(q.module->name + ".weight_scale") : nullptr;
+        requests.push_back({q.weight, q.scheme, q.rounding, q.module->vllmName, &output, scale});
     }
     const auto contexts = moduleContexts(source, requests, threads);
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -238,6 +243,10 @@ std::string VerifyReport::summary() const
 {
     return "verify: " + std::to_string(bitExactModules) + " modules bit-exact, " +
            (gptqModules ? std::to_string(gptqModules) + " GPTQ modules with bit-exact scales, " : "") +
+           (capturedScaleModules ? std::to_string(capturedScaleModules) +
+                                       " modules with capture-chosen scales (each a candidate of its search) "
+                                       "and bit-exact codes, "
+                                 : "") +
            std::to_string(copiedTensors) + " tensors copied, " + std::to_string(problems.size()) +
            " problems";
 }

@@ -34,11 +34,15 @@ struct VerifyReport
     /// GPTQ modules (ConfigGroup::gptq) whose scales and zero points equal a recomputation; their codes
     /// depend on the capture, so only their tensors' dtypes and shapes are checked.
     std::size_t gptqModules = 0;
+    /// Modules whose scales a capture chose (RoundingMethod::needsHessian, without GPTQ): each group's
+    /// scale is one of the method's candidates and the codes equal RTN under it.
+    std::size_t capturedScaleModules = 0;
     std::size_t copiedTensors = 0; ///< tensors byte-identical to the source
     std::vector<VerifyProblem> problems;
 
     bool ok() const { return problems.empty(); }
-    /// "verify: 35 modules bit-exact, 29 tensors copied, 0 problems" (GPTQ modules counted apart)
+    /// "verify: 35 modules bit-exact, 29 tensors copied, 0 problems" (GPTQ and capture-chosen scales
+    /// counted apart)
     std::string summary() const;
 };
 

@@ -250,6 +250,11 @@ std::vector<const WeightScheme*> candidateSchemes(const SweepOptions& options, c
 /// registry's order (a unit a rounding rule names keeps its own method and is offered no other).
 std::vector<const RoundingMethod*> offeredRoundings(const SweepOptions& options, const QuantPlan& base)
 {
+    if (base.defaultRounding->needsHessian()) {
+        throw std::invalid_argument("the plan's rounding '" + std::string(base.defaultRounding->name) +
+                                    "' needs a capture's input Hessians, which a sweep does not compute: "
+                                    "sweep under another rounding and quantize with --rounding hessian");
+    }
     std::set<const RoundingMethod*> roundings{&rtnRounding(), base.defaultRounding};
     roundings.insert(options.roundings.begin(), options.roundings.end());
     std::vector<const RoundingMethod*> out;
@@ -609,6 +614,12 @@ std::vector<const RoundingMethod*> parseRoundingCandidates(const std::string& li
             throw std::invalid_argument("unknown rounding method '" + name +
                                         "' in the rounding candidates (known: " + roundingMethodNames() +
                                         ")");
+        }
+        if (method->needsHessian()) {
+            throw std::invalid_argument(
+                "rounding '" + name +
+                "' cannot be a candidate: its scales need a capture's input Hessians, "
+                "which only quantize computes");
         }
         if (std::find(out.begin(), out.end(), method) == out.end()) {
             out.push_back(method);

@@ -109,6 +109,20 @@ std::array<double, 3> outputEnergies(const float* weight, const float* solved, s
     return {perRow.head(n).sum(), perRow.segment(n, n).sum(), perRow.tail(n).sum()};
 }
 
+GroupParams groupParams(const WeightScheme& scheme, DType dtype, std::int64_t group,
+                        const GroupRanges& ranges)
+{
+    GroupParams params;
+    params.arith = candidate::arithFor(scheme, dtype);
+    params.groupSize = group;
+    params.groupsPerRow = ranges.groupsPerRow;
+    params.params.resize(ranges.mins.size());
+    for (std::size_t i = 0; i < ranges.mins.size(); ++i) {
+        params.params[i] = candidate::paramsFor(params.arith, ranges.mins[i], ranges.maxs[i]);
+    }
+    return params;
+}
+
 /// LC's inverse factor (rounding.md §2.3 item 6): U upper triangular with (H + λI)⁻¹ = UᵀU, through
 /// cholesky, cholesky_inverse and an upper cholesky, for the @p damped H. The factorizations run in FP64
 /// (LC: FP32; damping keeps both well conditioned, and FP64 only makes U closer to exact) and in place,
@@ -201,14 +215,7 @@ GptqResult gptqRound(const std::string& tensorName, const float* weight, std::in
         throw QuantError(QuantErrorKind::NonFinite, "non-finite Hessian entry", tensorName);
     }
 
-    GroupParams params;
-    params.arith = candidate::arithFor(scheme, dtype);
-    params.groupSize = group;
-    params.groupsPerRow = ranges.groupsPerRow;
-    params.params.resize(ranges.mins.size());
-    for (std::size_t i = 0; i < ranges.mins.size(); ++i) {
-        params.params[i] = candidate::paramsFor(params.arith, ranges.mins[i], ranges.maxs[i]);
-    }
+    const auto params = groupParams(scheme, dtype, group, ranges);
 
     // LC's preparation of H (rounding.md §2.3 items 5-6): dead columns get H[d,d] = 1 (and W[:,d] = 0
     // below), then λ = dampening · mean(diag H) on the diagonal. The output errors use the H passed in.
@@ -255,6 +262,24 @@ GptqResult gptqRound(const std::string& tensorName, const float* weight, std::in
     result.outputError = total[0] > 0 ? total[1] / total[0] : 0;
     result.rtnOutputError = total[0] > 0 ? total[2] / total[0] : 0;
     return result;
+}
+
+double rtnOutputError(const float* weight, std::int64_t rows, std::int64_t cols, DType dtype,
+                      const std::vector<double>& hessian, const WeightScheme& scheme,
+                      const GroupRanges& ranges)
+{
+    const std::int64_t group = scheme.groupSize < 0 ? cols : scheme.groupSize;
+    const auto params = groupParams(scheme, dtype, group, ranges);
+    const ConstMapD h(hessian.data(), cols, cols);
+    std::array<double, 3> total{};
+    for (std::int64_t r0 = 0; r0 < rows; r0 += kRowsPerTask) {
+        // The weight as its own "solved" weight: only the energy and the RTN term are of interest.
+        const auto part =
+            outputEnergies(weight, weight, r0, std::min(kRowsPerTask, rows - r0), cols, params, h);
+        total[0] += part[0];
+        total[2] += part[2];
+    }
+    return total[0] > 0 ? total[2] / total[0] : 0;
 }
 
 } // namespace spark

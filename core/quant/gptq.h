@@ -58,4 +58,10 @@ GptqResult gptqRound(const std::string& tensorName, const float* weight, std::in
                      DType dtype, const std::vector<double>& hessian, const WeightScheme& scheme,
                      const GroupRanges& ranges, const GptqOptions& options = {}, unsigned threads = 0);
 
+/// @brief tr((W−Q) H (W−Q)ᵀ) / tr(W H Wᵀ) of compressed-tensors' RTN codes Q under @p ranges: the output
+/// error on the capture of a module rounded without GPTQ (sizes as gptqRound's, unchecked).
+double rtnOutputError(const float* weight, std::int64_t rows, std::int64_t cols, DType dtype,
+                      const std::vector<double>& hessian, const WeightScheme& scheme,
+                      const GroupRanges& ranges);
+
 } // namespace spark

@@ -1,9 +1,11 @@
 #include "core/quant/modulecontexts.h"
 
+#include "core/io/floatconv.h"
 #include "core/io/ioerror.h"
 #include "core/quant/quanterror.h"
 #include "core/quant/roundingsearch.h"
 #include "core/quant/rowchunks.h"
+#include "core/quant/storedranges.h"
 
 #include <algorithm>
 #include <map>
@@ -40,7 +42,23 @@ std::vector<ModuleContext> moduleContexts(const Checkpoint& source,
         const auto& info = r.weight->info;
         try {
             RowChunkReader reader(source, *r.weight);
-            if (searches) {
+            if (searches && r.rounding->needsHessian() && r.storedScale) {
+                if (!canConvertToFloat(r.storedScale->info.dtype)) {
+                    throw QuantError(QuantErrorKind::StoredMismatch,
+                                     r.storedScale->info.name + " is not a float tensor");
+                }
+                std::vector<float> scales(r.storedScale->info.numel());
+                const auto bytes = r.storedIn->bytes(*r.storedScale);
+                toFloat(r.storedScale->info.dtype, bytes.data(), scales.size(), scales.data());
+                StoredRangeMatch match(*r.rounding, *r.scheme, info.shape.at(0), info.shape.at(1), info.dtype,
+                                       std::move(scales));
+                while (const auto rows = reader.next()) {
+                    match.addRows(*rows);
+                    advance(rows->rowCount * rows->cols * rows->elementBytes());
+                }
+                out[i].context.ranges = match.finish();
+                absmax[i] = out[i].context.ranges->absmax;
+            } else if (searches) {
                 RangeSearch search(*r.rounding, *r.scheme, info.shape.at(0), info.shape.at(1), info.dtype);
                 while (const auto rows = reader.next()) {
                     search.addRows(*rows, threads);

@@ -20,6 +20,11 @@ struct ContextRequest
     /// Requests with the same non-empty key (a vLLM layer name) are one fused set: NVFP4's global scale is
     /// shared across it. An empty key is a set of its own.
     std::string fusedSet;
+    /// A rounding whose scales depend on a capture (RoundingMethod::needsHessian) is not searched again:
+    /// each group's range is the candidate of the method's grid whose scale is this stored weight_scale
+    /// (storedranges.h). Null for such a method: the request fails, naming the capture it needs.
+    const Checkpoint* storedIn = nullptr;
+    const CheckpointTensor* storedScale = nullptr;
 };
 
 /// @brief The context of one request, or why there is none (a NaN/Inf weight: the message names the file

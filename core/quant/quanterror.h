@@ -13,6 +13,7 @@ enum class QuantErrorKind {
     UnsupportedDType, ///< source dtype other than BF16/F16/F32
     BadShape,         ///< not 2-D, or columns not divisible by the group size
     NonFinite,        ///< NaN or Inf in the weight: quantizing it would give a silent garbage number
+    StoredMismatch,   ///< a stored scale that the recorded rounding method cannot have chosen
 };
 
 /// @brief A quantization failure naming the tensor and, for NaN/Inf, the first bad flat index

@@ -28,6 +28,14 @@ const std::vector<RoundingMethod>& roundingMethods()
          "NVFP4A16 only: each 16-weight block's E4M3 scale code searched over all 126 for the least f32 L2 "
          "error, compressed-tensors' global scale and FP4 rounding kept (not an llm-compressor observer)",
          0, 100.0, 0, RoundingError::F32L2, 2.0, false, false, true},
+        // range's grid scored by each group's share of the module's output error on a capture: the int4
+        // analogue of ModelOpt's Local-Hessian scale search (rounding.md §6). Symmetric integer schemes
+        // only, where a stored scale names its candidate, so verify can check it.
+        {"hessian", "minmax",
+         "symmetric integer schemes, with a capture: 51 shrink steps 1.00..0.50 scored by (Q(w)-w)^T H "
+         "(Q(w)-w) "
+         "with H the group's block of the captured input Hessian (not an llm-compressor observer)",
+         51, 100.0, 0, RoundingError::HessianBlock, 2.0, false, false},
     };
     return methods;
 }
@@ -47,6 +55,9 @@ const RoundingMethod* findRoundingMethod(std::string_view name)
 
 bool RoundingMethod::appliesTo(const WeightScheme& scheme) const
 {
+    if (needsHessian()) {
+        return scheme.family == SchemeFamily::IntSymmetric;
+    }
     return scheme.quantizes() && (!scaleCodeSearch || scheme.codec()->searchesScaleCodes());
 }
 

@@ -13,6 +13,10 @@ enum class RoundingError {
     DTypeLp, ///< llm-compressor's error: sum of |Q(w) - w|^n per element in the weight dtype (rounding.md
              ///< §1.2)
     F32L2,   ///< Sparkulator's: sum of f32((Q(w) - w)^2), accumulated in f64
+    /// (Q(w) - w)ᵀ H_gg (Q(w) - w) in f64, H_gg the group's diagonal block of the module's input Hessian
+    /// XᵀX from a capture (rounding.md §6): the error the group adds to the module's output on the
+    /// captured inputs, cross-group terms left out.
+    HessianBlock,
 };
 
 /// @brief How the scale (and zero point) of each group is chosen, orthogonal to the scheme: every method
@@ -21,7 +25,7 @@ enum class RoundingError {
 /// patience and error rule from here, nothing branches on a method's name.
 struct RoundingMethod
 {
-    std::string_view name;     ///< "rtn", "mse", "range", "codes" (CLI, plan files, GUI)
+    std::string_view name;     ///< "rtn", "mse", "range", "codes", "hessian" (CLI, plan files, GUI)
     std::string_view observer; ///< the config group's `weights.observer` (vLLM ignores it)
     std::string_view summary;  ///< one line for --help and tooltips
     /// Candidates per end: shrink factor p_i = 1 - i / grid, i = 0 .. steps-1, applied as
@@ -47,6 +51,9 @@ struct RoundingMethod
     bool searches() const { return steps > 0; }
     /// @brief Plain round-to-nearest under each group's min-max range: neither a range nor a code search.
     bool isRtn() const { return !searches() && !scaleCodeSearch; }
+    /// @brief The scales depend on a capture's input Hessians (`hessian`): only a calibration pass can
+    /// choose them, and verify can only check that the stored ones are among the search's candidates.
+    bool needsHessian() const { return error == RoundingError::HessianBlock; }
     /// @brief Whether the method can round a weight under @p scheme (a scale-code search needs stored
     /// block-scale codes); quantizing schemes only.
     bool appliesTo(const WeightScheme& scheme) const;
@@ -62,13 +69,13 @@ inline constexpr std::string_view kRoundingKwarg = "sparkulator_rounding";
 /// from a capture (ConfigGroup::gptq). Ignored by vLLM and compressed-tensors, like every observer kwarg.
 inline constexpr std::string_view kCodesKwarg = "sparkulator_codes";
 
-/// @brief Every rounding method, in the order users see them: rtn, mse, range, codes.
+/// @brief Every rounding method, in the order users see them: rtn, mse, range, codes, hessian.
 const std::vector<RoundingMethod>& roundingMethods();
 /// @brief The method called @p name (case-insensitive), nullptr when unknown.
 const RoundingMethod* findRoundingMethod(std::string_view name);
 /// @brief Round-to-nearest under the min-max range (today's behaviour; the default).
 const RoundingMethod& rtnRounding();
-/// @brief "rtn, mse, range, codes" for usage and error messages.
+/// @brief "rtn, mse, range, codes, hessian" for usage and error messages.
 std::string roundingMethodNames();
 
 } // namespace spark

@@ -63,10 +63,12 @@ struct RangeSearch::Impl
     std::vector<std::uint8_t> minStep, maxStep; // per group, methods without patience
     std::vector<float> factors;                 // per step: the method's shrink factor
     bool useKernel = false;                     // the SIMD kernel scores this dtype and error rule
+    const std::vector<double>* hessian = nullptr; // HessianBlock: [cols, cols]
 
-    Impl(const RoundingMethod& m, const WeightScheme& scheme, std::uint64_t r, std::uint64_t c, DType dt)
+    Impl(const RoundingMethod& m, const WeightScheme& scheme, std::uint64_t r, std::uint64_t c, DType dt,
+         const std::vector<double>* h)
         : method(m), arith(candidate::arithFor(scheme, dt)), rows(r),
-          cols(static_cast<std::size_t>(c)), lp{dt, nullptr, static_cast<float>(m.norm)}
+          cols(static_cast<std::size_t>(c)), lp{dt, nullptr, static_cast<float>(m.norm)}, hessian(h)
     {
         width = scheme.groupSize > 0 ? static_cast<std::size_t>(scheme.groupSize) : cols;
         groups = cols / width;
@@ -84,13 +86,37 @@ struct RangeSearch::Impl
         for (int i = 0; i < m.steps; ++i) {
             factors.push_back(m.shrink(i));
         }
-        useKernel = kernels::candidateKernelSupports(m.error, dt);
+        useKernel = m.error != RoundingError::HessianBlock && kernels::candidateKernelSupports(m.error, dt);
+    }
+
+    /// eᵀ H_gg e for the group whose first column is @p first, e = Q(w) - w: the group's own term of
+    /// tr((Q - W) H (Q - W)ᵀ), summed in f64.
+    double hessianError(const candidate::Params& p, const float* w, std::size_t first) const
+    {
+        thread_local std::vector<double> d;
+        d.resize(width);
+        for (std::size_t k = 0; k < width; ++k) {
+            d[k] = static_cast<double>(candidate::dequantize(arith, p, w[k])) - static_cast<double>(w[k]);
+        }
+        const double* h = hessian->data() + first * cols + first;
+        double sum = 0;
+        for (std::size_t a = 0; a < width; ++a, h += cols) {
+            double row = 0;
+            for (std::size_t b = 0; b < width; ++b) {
+                row += h[b] * d[b];
+            }
+            sum += d[a] * row;
+        }
+        return sum;
     }
 
     /// The scalar error of one candidate in the method's rule: the reference of the SIMD kernel, and the
-    /// path of DTypeLp on F32 weights (a pow per element, no table).
-    double scalarError(const candidate::Params& p, const float* w) const
+    /// path of DTypeLp on F32 weights (a pow per element, no table). @p first: the group's first column.
+    double scalarError(const candidate::Params& p, const float* w, std::size_t first) const
     {
+        if (method.error == RoundingError::HessianBlock) {
+            return hessianError(p, w, first);
+        }
         double sum = 0;
         if (method.error == RoundingError::DTypeLp) {
             for (std::size_t k = 0; k < width; ++k) {
@@ -106,12 +132,14 @@ struct RangeSearch::Impl
         return sum;
     }
 
-    /// The errors of the @p count candidates @p params on the group @p w, into @p out.
-    void errors(const candidate::Params* params, std::size_t count, const float* w, double* out) const
+    /// The errors of the @p count candidates @p params on the group @p w (first column @p first), into
+    /// @p out.
+    void errors(const candidate::Params* params, std::size_t count, const float* w, std::size_t first,
+                double* out) const
     {
         if (!useKernel) {
             for (std::size_t i = 0; i < count; ++i) {
-                out[i] = scalarError(params[i], w);
+                out[i] = scalarError(params[i], w, first);
             }
             return;
         }
@@ -125,7 +153,7 @@ struct RangeSearch::Impl
             for (std::size_t i = 0; i < count; ++i) {
                 const float lo = rtn::roundToDType(dt, static_cast<float>(out[i] * (1.0 - tol)));
                 const float hi = rtn::roundToDType(dt, static_cast<float>(out[i] * (1.0 + tol)));
-                out[i] = lo == hi ? lo : scalarError(params[i], w);
+                out[i] = lo == hi ? lo : scalarError(params[i], w, first);
             }
         }
     }
@@ -142,6 +170,7 @@ struct RangeSearch::Impl
 
     void searchGroup(std::size_t index, const float* w)
     {
+        const std::size_t first = index % groups * width;
         float lo = 0.0f, hi = 0.0f; // calculate_qparams clamps min <= 0 <= max; shrinking commutes with it
         kernels::groupRange(w, width, &lo, &hi);
         mn[index] = lo;
@@ -154,7 +183,7 @@ struct RangeSearch::Impl
         for (int i = 0; i < method.steps; ++i) {
             cand[static_cast<std::size_t>(i)] = params(lo, hi, i, i);
         }
-        errors(cand.data(), steps, w, err.data());
+        errors(cand.data(), steps, w, first, err.data());
         double best = method.error == RoundingError::DTypeLp ? dtypeMax(arith.dtype)
                                                              : std::numeric_limits<double>::infinity();
         std::uint64_t mask = 0;
@@ -173,7 +202,7 @@ struct RangeSearch::Impl
             for (int i = 0; i < method.steps; ++i) {
                 cand[static_cast<std::size_t>(i)] = params(lo, hi, i, highStep);
             }
-            errors(cand.data(), steps, w, err.data());
+            errors(cand.data(), steps, w, first, err.data());
             for (int i = 0; i < method.steps; ++i) {
                 const double e = err[static_cast<std::size_t>(i)];
                 if (e < best) {
@@ -184,7 +213,7 @@ struct RangeSearch::Impl
             for (int i = 0; i < method.steps; ++i) {
                 cand[static_cast<std::size_t>(i)] = params(lo, hi, lowStep, i);
             }
-            errors(cand.data(), steps, w, err.data());
+            errors(cand.data(), steps, w, first, err.data());
             for (int i = 0; i < method.steps; ++i) {
                 const double e = err[static_cast<std::size_t>(i)];
                 if (e < best) {
@@ -199,7 +228,7 @@ struct RangeSearch::Impl
 };
 
 RangeSearch::RangeSearch(const RoundingMethod& method, const WeightScheme& scheme, std::uint64_t rows,
-                         std::uint64_t cols, DType dtype)
+                         std::uint64_t cols, DType dtype, const std::vector<double>* hessian)
 {
     if (!method.searches() || !scheme.quantizes() || method.steps > 64) {
         throw QuantError(QuantErrorKind::InvalidScheme, "rounding '" + std::string(method.name) +
@@ -216,7 +245,14 @@ RangeSearch::RangeSearch(const RoundingMethod& method, const WeightScheme& schem
                          "tensor column shape must be divisible by the group size " +
                              std::to_string(scheme.groupSize) + " but got " + std::to_string(cols));
     }
-    m_impl = std::make_unique<Impl>(method, scheme, rows, cols, dtype);
+    if (method.needsHessian() && (!hessian || hessian->size() != cols * cols)) {
+        throw QuantError(QuantErrorKind::InvalidScheme,
+                         "rounding '" + std::string(method.name) +
+                             "' chooses its scales by the input Hessians of a capture, which only quantize "
+                             "(with --hidden-states) and the Export dialog compute; measure such an export "
+                             "with acceptance --quantized");
+    }
+    m_impl = std::make_unique<Impl>(method, scheme, rows, cols, dtype, hessian);
 }
 
 RangeSearch::~RangeSearch() = default;
@@ -276,9 +312,10 @@ std::shared_ptr<const GroupRanges> RangeSearch::finish()
 }
 
 std::shared_ptr<const GroupRanges> searchRanges(const RoundingMethod& method, const WeightScheme& scheme,
-                                                const WeightRows& rows, unsigned threads)
+                                                const WeightRows& rows, unsigned threads,
+                                                const std::vector<double>* hessian)
 {
-    RangeSearch search(method, scheme, rows.rowCount, rows.cols, rows.dtype);
+    RangeSearch search(method, scheme, rows.rowCount, rows.cols, rows.dtype, hessian);
     search.addRows(rows, threads);
     return search.finish();
 }

@@ -18,13 +18,16 @@ struct WeightScheme;
 /// `_grid_search_mse` for `mse` (rounding.md §1.2): candidates rnd(f32(m)·f32(p_i)) on min and max together,
 /// CT calculate_qparams on each, fake quantization in the weight dtype, error per group, strict < so ties
 /// keep the larger range. NVFP4 searches unrounded local scales without a global scale, as LC does.
+/// `hessian` scores each candidate by (Q(w)-w)ᵀ H_gg (Q(w)-w) under the module's input Hessian.
 class RangeSearch
 {
   public:
     /// @brief A search for a [@p rows, @p cols] weight of @p dtype under @p scheme (a quantizing one).
-    /// Throws QuantError when the columns do not divide by the scheme's group.
+    /// @p hessian: the input Hessian XᵀX ([cols, cols] row-major) a method that needsHessian() scores by;
+    /// it must outlive the search. Throws QuantError when the columns do not divide by the scheme's group,
+    /// or when the method needs a Hessian and none (or one of another size) is given.
     RangeSearch(const RoundingMethod& method, const WeightScheme& scheme, std::uint64_t rows,
-                std::uint64_t cols, DType dtype);
+                std::uint64_t cols, DType dtype, const std::vector<double>* hessian = nullptr);
     ~RangeSearch();
     RangeSearch(const RangeSearch&) = delete;
     RangeSearch& operator=(const RangeSearch&) = delete;
@@ -42,6 +45,7 @@ class RangeSearch
 
 /// @brief RangeSearch over a whole weight held in memory (@p rows from row 0).
 std::shared_ptr<const GroupRanges> searchRanges(const RoundingMethod& method, const WeightScheme& scheme,
-                                                const WeightRows& rows, unsigned threads = 1);
+                                                const WeightRows& rows, unsigned threads = 1,
+                                                const std::vector<double>* hessian = nullptr);
 
 } // namespace spark

@@ -108,6 +108,9 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> source, QuantPlan p
                                         "method; vLLM loads the result like any other.")
                                    : tr("GPTQ needs a module with an integer scheme (W4A16, W8A16, …)."));
     m_capture->setPlaceholderText(tr("capture file or hs_*.safetensors folder"));
+    m_capture->setToolTip(
+        tr("The capture GPTQ calibrates on; the hessian rounding needs one as well, with or "
+           "without GPTQ."));
     m_gptqTarget->setPlaceholderText(tr("if the draft shares the target's embeddings"));
     connect(m_gptq, &QCheckBox::toggled, this, [this] { updateGptqWidgets(false); });
     connect(m_browseCapture, &QPushButton::clicked, this, &ExportDialog::browseCapture);
@@ -331,10 +334,13 @@ QString ExportDialog::validate()
     if (isSameOrInside(target, m_source->folder())) {
         return tr("%1 lies inside the source checkpoint; choose a folder outside it.").arg(shown);
     }
-    if (m_gptq->isChecked()) {
+    if (needsCapture()) {
         const QString capture = m_capture->text().trimmed();
         if (capture.isEmpty()) {
-            return tr("GPTQ needs a capture of target hidden states: choose its file or hs_* folder.");
+            return m_gptq->isChecked()
+                       ? tr("GPTQ needs a capture of target hidden states: choose its file or hs_* folder.")
+                       : tr("The hessian rounding chooses scales on a capture of target hidden states: "
+                            "choose its file or hs_* folder.");
         }
         if (!QFileInfo::exists(capture)) {
             return tr("The capture %1 does not exist.").arg(capture);
@@ -383,10 +389,12 @@ bool ExportDialog::startExport()
     if (m_attachBenchmarks->isEnabled() && m_attachBenchmarks->isChecked()) {
         request.card.benchmarks = m_benchmarks;
     }
-    if (m_gptq->isChecked()) {
-        request.gptq.emplace();
-        request.gptq->capture = QDir::fromNativeSeparators(m_capture->text().trimmed()).toStdString();
-        request.gptq->target = QDir::fromNativeSeparators(m_gptqTarget->text().trimmed()).toStdString();
+    if (needsCapture()) {
+        request.calibration.emplace();
+        request.calibration->gptq = m_gptq->isChecked();
+        request.calibration->capture = QDir::fromNativeSeparators(m_capture->text().trimmed()).toStdString();
+        request.calibration->target =
+            QDir::fromNativeSeparators(m_gptqTarget->text().trimmed()).toStdString();
     }
     m_progressText->setText(tr("Starting…"));
     m_stage = -1;
@@ -435,8 +443,13 @@ void ExportDialog::updateGptqWidgets(bool running)
     m_gptq->setEnabled(!running && hasGptqModule(m_plan));
     for (auto* widget :
          std::initializer_list<QWidget*>{m_capture, m_browseCapture, m_gptqTarget, m_browseTarget}) {
-        widget->setEnabled(!running && m_gptq->isChecked());
+        widget->setEnabled(!running && needsCapture());
     }
+}
+
+bool ExportDialog::needsCapture() const
+{
+    return m_gptq->isChecked() || planNeedsCapture(m_plan);
 }
 
 void ExportDialog::onProgress(int value, const QString& text)
@@ -494,8 +507,8 @@ void ExportDialog::onFinished(const ExportOutcome& outcome)
             verdict = tr("<b>Verification found problems.</b> %1")
                           .arg(QString::fromStdString(outcome.verify->summary()).toHtmlEscaped());
         }
-        if (!outcome.gptqSummary.isEmpty()) {
-            verdict += QStringLiteral("<br>") + outcome.gptqSummary.toHtmlEscaped();
+        if (!outcome.calibrationSummary.isEmpty()) {
+            verdict += QStringLiteral("<br>") + outcome.calibrationSummary.toHtmlEscaped();
         }
         m_result->setText(verdict);
         m_result->show();

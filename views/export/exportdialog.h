@@ -98,6 +98,8 @@ class ExportDialog : public QDialog
     void onFinished(const ExportOutcome& outcome);
     void setRunning(bool running);
     void updateGptqWidgets(bool running);
+    /// GPTQ is asked for, or a module's rounding chooses its scales on a capture (hessian).
+    bool needsCapture() const;
     void showMessage(const QString& text, bool error);
     // Clears what the last attempt showed: result, problems, message and progress.
     void clearResult();

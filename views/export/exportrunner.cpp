@@ -60,15 +60,19 @@ ExportOutcome runExport(QPromise<ExportOutcome>& promise, const ExportRequest& r
         options.threads = request.threads;
         options.progress = stageProgress(promise, 0, ExportRunner::tr("Exporting"), cancel, hook);
         QuantPlan plan = request.plan;
-        std::optional<GptqCalibration> gptq;
-        if (request.gptq) {
-            auto gptqOptions = *request.gptq;
-            gptqOptions.threads = request.threads;
-            gptqOptions.progress =
-                stageProgress(promise, 0, ExportRunner::tr("Solving GPTQ"), cancel, hook, false);
-            gptq.emplace(calibrateGptq(request.source, plan, options.output, gptqOptions));
-            options.calibrated = &gptq->weights();
-            outcome.gptqSummary = QString::fromStdString(gptq->summary());
+        std::optional<CaptureCalibration> calibration;
+        if (request.calibration) {
+            auto calibrationOptions = *request.calibration;
+            calibrationOptions.threads = request.threads;
+            calibrationOptions.progress =
+                stageProgress(promise, 0,
+                              calibrationOptions.gptq ? ExportRunner::tr("Solving GPTQ")
+                                                      : ExportRunner::tr("Choosing scales"),
+                              cancel, hook, false);
+            calibration.emplace(
+                calibrateFromCapture(request.source, plan, options.output, calibrationOptions));
+            options.calibrated = &calibration->weights();
+            outcome.calibrationSummary = QString::fromStdString(calibration->summary());
         }
         options.modelCard =
             renderModelCard(modelCardInputs(*request.source, plan, options.output, request.card));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/calibrate/gptqcalibration.h"
+#include "core/calibrate/capturecalibration.h"
 #include "core/export/exporter.h"
 #include "core/export/modelcardinputs.h"
 #include "core/export/verifier.h"
@@ -31,8 +31,9 @@ struct ExportRequest
     CardOptions card;                ///< README.md of the output (renderModelCard(modelCardInputs(...)))
     bool verify = true;              ///< run verifyExport() on the output afterwards
     Backend backend = Backend::Cpu;  ///< where quantization and the verify recomputation run
-    /// GPTQ from a capture before the export (its progress and threads are the runner's).
-    std::optional<GptqCalibrationOptions> gptq;
+    /// GPTQ and/or the hessian rounding's scales from a capture before the export (its progress and threads
+    /// are the runner's).
+    std::optional<CalibrationOptions> calibration;
 };
 
 /// @brief How an export ended.
@@ -45,7 +46,7 @@ struct ExportOutcome
     QString error;
     ExportResult result;
     std::optional<VerifyReport> verify; ///< set when verification ran
-    QString gptqSummary;                ///< GptqCalibration::summary() when GPTQ ran
+    QString calibrationSummary;         ///< CaptureCalibration::summary() when a calibration ran
     double seconds = 0;
 };
 
