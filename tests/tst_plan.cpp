@@ -767,6 +767,10 @@ void TestPlan::everyFindingHasARule()
     PlanOptions everything;
     everything.ignore = {"re:.*"};
     variants.push_back(everything);
+    PlanOptions hessian; // needs a capture, and cannot round FP8
+    hessian.rounding = "hessian";
+    hessian.schemes = {"re:.*down_proj$=FP8_DYNAMIC"};
+    variants.push_back(hessian);
     std::set<std::string> seen;
     for (const auto& arch : demoArchitectures()) {
         for (const auto& options : variants) {
@@ -777,6 +781,7 @@ void TestPlan::everyFindingHasARule()
         }
     }
     QVERIFY2(seen.size() >= 12, std::to_string(seen.size()).c_str()); // the variants reach most rules
+    QVERIFY(seen.count("rounding-needs-capture") && seen.count("rounding-not-applicable"));
 }
 
 // The GUI's "Copy as Command": defaults left out, entries in order, words quoted for a POSIX shell.

@@ -61,7 +61,11 @@ const std::vector<LintRule> kRules{
     {"rounding-unmatched", "A rounding rule you added matches no vLLM module name (names are exact "
                            "unless they start with re:)."},
     {"rounding-not-applicable", "A rounding method the module's scheme has no use for (codes searches the "
-                                "block-scale codes only NVFP4A16 stores) leaves the module rtn."},
+                                "block-scale codes only NVFP4A16 stores, hessian needs a symmetric integer "
+                                "scheme) leaves the module rtn."},
+    {"rounding-needs-capture", "The hessian rounding chooses scales by the input Hessians of a capture: only "
+                               "an export with a capture (quantize --hidden-states, the Export dialog) can "
+                               "apply it."},
     {"lm-head-quantized", "A quantized lm_head needs a vLLM that passes quant_config to the draft's "
                           "ParallelLMHead (EAGLE-3 since "
                           "vllm#37280) and handles it in compressed-tensors (vllm#37291); packed schemes "

@@ -871,7 +871,7 @@ void PlanBuilder::assignRoundings()
             quantizedUnits[plan.modules[i].vllmName].push_back(i);
         }
     }
-    std::map<const RoundingMethod*, std::vector<std::string>> inapplicable;
+    std::map<const RoundingMethod*, std::vector<std::string>> inapplicable, fromCapture;
     for (const auto& [layer, members] : quantizedUnits) {
         const auto& lead = plan.modules[members.front()];
         const auto* rule = lastMatchingRule(roundingRules, layer, lead);
@@ -880,6 +880,9 @@ void PlanBuilder::assignRoundings()
             inapplicable[method].push_back(layer);
             method = &rtnRounding();
             rule = nullptr;
+        }
+        if (method->needsHessian()) {
+            fromCapture[method].push_back(layer);
         }
         for (const auto i : members) {
             auto& m = plan.modules[i];
@@ -896,6 +899,14 @@ void PlanBuilder::assignRoundings()
                  "the " + std::string(method->name) + " rounding does not apply to the scheme of " +
                      std::to_string(layers.size()) + " module(s): they keep rtn",
                  "rounding.md §7");
+    }
+    for (const auto& [method, layers] : fromCapture) {
+        lint.add("rounding-needs-capture", LintSeverity::Info, layers,
+                 "the " + std::string(method->name) + " rounding chooses the scales of " +
+                     std::to_string(layers.size()) +
+                     " module(s) on a capture: export them with quantize --hidden-states or the Export "
+                     "dialog's capture; analyze, sweep and in-memory acceptance cannot apply it",
+                 "rounding.md §6");
     }
 }
 
