@@ -276,8 +276,8 @@ void TestGptqExport::hessianScalesFromCapture()
     const fs::path root = m_dir.path().toStdString();
     const auto out = root / "cli-hessian";
     auto quantize = [&](const fs::path& to, std::vector<std::string> extra) {
-        std::vector<std::string> args{"quantize",   set.draft.string(), "--out",     to.string(),
-                                      "--rounding", "hessian",          "--threads", "2"};
+        std::vector<std::string> args{"quantize", set.draft.string(), "--out", to.string(), "--rounding",
+                                      "hessian",  "--threads",        "2",     "--samples", "1"};
         args.insert(args.end(), extra.begin(), extra.end());
         return test::runCli(args);
     };
