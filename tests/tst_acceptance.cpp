@@ -334,6 +334,31 @@ void TestAcceptance::cliReportsAndDumps()
         test::runCli({"acceptance", set.draft.string(), "--hidden-states", alone.string()});
     QCOMPARE(missingTarget.exitCode, 2);
     QVERIFY2(missingTarget.err.find("--target") != std::string::npos, missingTarget.err.c_str());
+
+    // Serving numerics with their floor: the JSON says which numerics ran and what the other changes.
+    const std::vector<std::string> common{
+        "acceptance",      set.draft.string(),
+        "--hidden-states", (set.capture / "hidden_states.safetensors").string(),
+        "--target-model",  set.target.string(),
+        "--anchors",       "12",
+        "--threads",       "2"};
+    auto args = common;
+    args.insert(args.end(), {"--numerics", "bf16", "--numerics-floor", "--json"});
+    const auto bf16 = test::runCli(args);
+    QVERIFY2(bf16.exitCode == 0, bf16.err.c_str());
+    const auto served = nlohmann::json::parse(bf16.out);
+    QCOMPARE(served["numerics"].get<std::string>(), std::string("bf16"));
+    QCOMPARE(served["numerics_floor"]["other"].get<std::string>(), std::string("fp32"));
+    QVERIFY(served["numerics_floor"]["first_differs"].get<double>() <=
+            served["numerics_floor"]["any_differs"].get<double>());
+    args = common;
+    args.insert(args.end(), {"--numerics", "fp16"});
+    const auto bad = test::runCli(args);
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.find("--numerics 'fp16': fp32 or bf16") != std::string::npos, bad.err.c_str());
+    args = common;
+    args.insert(args.end(), {"--numerics-floor", "--replay"});
+    QCOMPARE(test::runCli(args).exitCode, 2);
 }
 
 void TestAcceptance::nonGreedyCaptureUsesTargetHead()

@@ -409,6 +409,20 @@ std::vector<std::string> namesOf(const Checkpoint& c)
     return n;
 }
 
+/// Counts the Linear inputs that are not BF16 values.
+class Bf16InputCounter : public LinearInputObserver
+{
+  public:
+    std::int64_t values = 0, notBf16 = 0;
+    void observe(const std::string&, std::int64_t, std::int64_t, const Activations& input) override
+    {
+        for (const float v : input.values) {
+            ++values;
+            notBf16 += bf16ToFloat(floatToBf16(v)) != v ? 1 : 0;
+        }
+    }
+};
+
 } // namespace
 
 class TestForward : public QObject
@@ -418,6 +432,8 @@ class TestForward : public QObject
   private Q_SLOTS:
     void matchesNaiveImplementation_data();
     void matchesNaiveImplementation();
+    void bf16ActivationsReachEveryLinear_data();
+    void bf16ActivationsReachEveryLinear();
     void missingTargetIsNamed();
 };
 
@@ -498,6 +514,56 @@ void TestForward::matchesNaiveImplementation()
             QCOMPARE(proposals.token(static_cast<std::int64_t>(i), j), expectedTokens[j]);
         }
     }
+}
+
+void TestForward::bf16ActivationsReachEveryLinear_data()
+{
+    QTest::addColumn<QString>("arch");
+    for (const auto& arch : demoArchitectures()) {
+        QTest::addRow("%s", arch.c_str()) << QString::fromStdString(arch);
+    }
+}
+
+// Serving numerics store every activation as BF16, so every Linear (fc over FP32 captured features
+// included) sees BF16 values; the FP32 reference does not, or this test could not tell them apart.
+void TestForward::bf16ActivationsReachEveryLinear()
+{
+    QFETCH(QString, arch);
+    QTemporaryDir dir;
+    const std::filesystem::path root = dir.path().toStdString();
+    const auto draft = describeDemoDraft(arch.toStdString(), DemoScale::Tiny);
+    writeDemoDraft(draft, root / "draft", {.seed = 3, .threads = 1});
+    std::shared_ptr<const Checkpoint> target;
+    if (const auto t = describeDemoTarget(draft)) {
+        writeDemoDraft(*t, root / "target", {.seed = 4, .threads = 1});
+        target = std::make_shared<const Checkpoint>(Checkpoint::open(root / "target"));
+    }
+    const auto checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(root / "draft"));
+    const auto spec = readDraftSpec(checkpoint->config(), namesOf(*checkpoint), "config.json");
+    DraftForward forward(spec, DraftWeights(checkpoint, target), 2);
+    const std::int64_t length = 16;
+    Activations aux(length, forward.auxWidth());
+    for (std::size_t i = 0; i < aux.values.size(); ++i) {
+        aux.values[i] = std::sin(0.37f * static_cast<float>(i)) * 1.7f;
+    }
+    std::vector<std::int64_t> tokens(length + 1);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        tokens[i] = static_cast<std::int64_t>((i * 7919) % static_cast<std::size_t>(spec.vocab));
+    }
+    for (const auto numerics : {ForwardNumerics::Bf16Activations, ForwardNumerics::Fp32}) {
+        Bf16InputCounter counter;
+        forward.setNumerics(numerics);
+        forward.setInputObserver(&counter);
+        const auto context = forward.buildContext(aux, tokens, length);
+        forward.propose(context, tokens, {1, 8, length - 1}, 2, false);
+        QVERIFY(counter.values > 0);
+        if (numerics == ForwardNumerics::Fp32) {
+            QVERIFY(counter.notBf16 > 0);
+        } else {
+            QCOMPARE(counter.notBf16, std::int64_t{0});
+        }
+    }
+    forward.setInputObserver(nullptr);
 }
 
 void TestForward::missingTargetIsNamed()

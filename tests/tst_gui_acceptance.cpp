@@ -180,6 +180,25 @@ class TestGuiAcceptance : public QObject
         m_panel->cycleMsSpin()->setValue(0);
     }
 
+    void bf16ActivationsWithTheirFloor()
+    {
+        setInputs(2, 32);
+        m_panel->planRadio()->setChecked(true);
+        m_panel->bf16ActivationsBox()->setChecked(true);
+        m_panel->numericsFloorBox()->setChecked(true);
+        const auto result = clickAndWait(m_panel->runButton());
+        m_panel->bf16ActivationsBox()->setChecked(false);
+        m_panel->numericsFloorBox()->setChecked(false);
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.run && result.run->numericsFloor);
+        const auto& floor = *result.run->numericsFloor;
+        QCOMPARE(floor.other, ForwardNumerics::Fp32);
+        QCOMPARE(floor.summary.anchors, result.run->summary.anchors);
+        QVERIFY(floor.firstDiffers <= floor.anyDiffers && floor.anyDiffers <= 1.0);
+        QVERIFY2(m_panel->tauText().contains(QStringLiteral("Numerics floor: with FP32 activations")),
+                 qPrintable(m_panel->tauText()));
+    }
+
     void badCaptureNamesTheFile()
     {
         const QString bad = m_dir.filePath(QStringLiteral("broken.safetensors"));

@@ -1,5 +1,6 @@
 // `acceptance DRAFT --hidden-states FILE|DIR [--target-model PATH] [plan options | --quantized CKPT] [--k K]
-// [--anchors N|all] [--seed S] [--replay] [--json] [--dump-logits OUT --max-anchors M]
+// [--anchors N|all] [--seed S] [--replay] [--numerics fp32|bf16 [--numerics-floor]] [--json] [--dump-logits
+// OUT --max-anchors M]
 // [--drafter-ms MS --cycle-ms MS [--saving-ms MS]] [--per-unit --sensitivity-out FILE]`.
 #include "acceptancetext.h"
 #include "args.h"
@@ -134,6 +135,12 @@ OptionTable acceptanceOptions()
              {"replay", "", "",
               "replay the online loop (each cycle starts after the last accepted token) instead of paired "
               "anchors"},
+             {"numerics", "fp32|bf16", "fp32",
+              "how both drafts store activations: fp32, or bf16 as vLLM serves a BF16 model (every "
+              "operation's output rounded to BF16, FP32 inside)"},
+             {"numerics-floor", "", "",
+              "also run the BF16 draft under the other numerics on the same anchors and report how often "
+              "that alone changes a proposal: the noise floor under every change (paired runs)"},
              kJsonOption,
              {"dump-logits", "OUT.safetensors", "",
               "write the logits of the first anchors (with --max-anchors)"},
@@ -206,6 +213,15 @@ int runAcceptance(const std::vector<std::string>& argv)
     job.options.batchAnchors = args.integer("batch", 64, 1, 100000);
     job.options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
     job.replay = args.flag("replay");
+    try {
+        job.numerics = parseForwardNumerics(args.value("numerics", "fp32"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--") + e.what());
+    }
+    job.numericsFloor = args.flag("numerics-floor");
+    if (job.numericsFloor && (job.replay || args.flag("per-unit"))) {
+        throw UsageError("--numerics-floor is for paired runs (not --replay or --per-unit)");
+    }
     job.options.progress = stderrProgress(args.flag("per-unit") ? "sensitivity" : "acceptance");
     if (args.value("dump-logits") && !args.value("max-anchors")) {
         throw UsageError("--dump-logits needs --max-anchors M (logits are [M, k, V] floats)");
@@ -295,10 +311,26 @@ int runAcceptance(const std::vector<std::string>& argv)
             }
             probe["advice"] = run.layerIdProbe->advice;
         }
+        j["numerics"] = forwardNumericsName(job.numerics);
+        if (const auto& f = run.numericsFloor) {
+            j["numerics_floor"] = {{"other", forwardNumericsName(f->other)},
+                                   {"first_differs", f->firstDiffers},
+                                   {"any_differs", f->anyDiffers},
+                                   {"tau_delta", f->summary.tauDelta},
+                                   {"tau_delta_ci", {f->summary.tauDeltaLow, f->summary.tauDeltaHigh}}};
+        }
         std::cout << j.dump(2) << "\n";
     } else {
-        std::cout << run.spec.archId << ": " << run.eligibleAnchors << " eligible anchors\n";
+        std::cout << run.spec.archId << ": " << run.eligibleAnchors << " eligible anchors"
+                  << (job.numerics == ForwardNumerics::Fp32 ? "" : ", BF16 activations") << "\n";
         printAcceptance(std::cout, run.summary, run.baseName, run.quantizedName, speed);
+        if (const auto& f = run.numericsFloor) {
+            std::printf("numerics floor: the BF16 draft with %s activations changes the first proposal at "
+                        "%.2f%% of the anchors, any of the %d at %.2f%%; tau change %+.4f [%+.4f, %+.4f]\n",
+                        forwardNumericsName(f->other), 100 * f->firstDiffers, job.options.k,
+                        100 * f->anyDiffers, f->summary.tauDelta, f->summary.tauDeltaLow,
+                        f->summary.tauDeltaHigh);
+        }
     }
     return kExitOk;
 }

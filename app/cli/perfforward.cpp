@@ -1,12 +1,14 @@
-// `perf --forward DRAFT [--target-model T] [--k K] [--anchors N] [--context T]`: offline-acceptance
-// throughput of the reference forward on a draft, and its GEMM against the library's own on the shapes that
-// dominate.
+// `perf --forward DRAFT [--target-model T] [--k K] [--anchors N] [--context T] [--numerics fp32|bf16]`:
+// offline-acceptance throughput of the reference forward on a draft, and its GEMM against the library's own
+// on the shapes that dominate.
 #include "perfforward.h"
 
 #include "core/forward/forwardbenchmark.h"
 #include "core/util/textformat.h"
 
 #include <iostream>
+#include <stdexcept>
+#include <string>
 
 namespace spark::cli {
 
@@ -24,11 +26,18 @@ int runForwardPerf(const Args& args, unsigned threads)
                   << formatFixed(g.plainGflops, 1) << " GFLOP/s, ratio "
                   << formatFixed(g.tiledGflops / g.plainGflops, 2) << "\n";
     }
-    const auto a = benchmarkAcceptance(draft, args.value("target-model", ""), k, anchors, context, threads);
+    ForwardNumerics numerics = ForwardNumerics::Fp32;
+    try {
+        numerics = parseForwardNumerics(args.value("numerics", "fp32"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--") + e.what());
+    }
+    const auto a =
+        benchmarkAcceptance(draft, args.value("target-model", ""), k, anchors, context, threads, numerics);
     std::cout << "acceptance " << a.architecture << " k=" << a.k << ": " << a.anchors
-              << " anchors (BF16 + default plan, " << context << " context tokens) in "
-              << formatFixed(a.seconds, 1) << " s: " << formatFixed(a.anchorsPerMinute, 1)
-              << " anchors/minute\n";
+              << " anchors (BF16 + default plan, " << context << " context tokens, "
+              << forwardNumericsName(numerics) << " activations) in " << formatFixed(a.seconds, 1)
+              << " s: " << formatFixed(a.anchorsPerMinute, 1) << " anchors/minute\n";
     return 0;
 }
 

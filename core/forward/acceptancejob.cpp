@@ -80,6 +80,7 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
         d.baseName = d.draft->folder().filename().string();
     }
     d.base.emplace(d.spec, std::move(baseWeights), job.options.threads);
+    d.base->setNumerics(job.numerics);
     if (!job.quantized.empty()) {
         const auto quantized = std::make_shared<const Checkpoint>(Checkpoint::open(job.quantized));
         DraftWeights weights(quantized, d.target);
@@ -92,6 +93,9 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
         weights.applyPlan(*d.plan);
         d.quantized.emplace(d.spec, std::move(weights), job.options.threads);
         d.quantizedName = d.plan->schemeSummary() + " (plan, in memory)";
+    }
+    if (d.quantized) {
+        d.quantized->setNumerics(job.numerics);
     }
     return d;
 }
@@ -111,6 +115,33 @@ HiddenStateCapture openJobCapture(const AcceptanceJob& job)
 {
     return HiddenStateCapture::open(job.capture, jobCaptureOptions(job));
 }
+
+namespace {
+
+NumericsFloor numericsFloor(const AcceptanceJob& job, const AcceptanceDrafts& drafts,
+                            const HiddenStateCapture& capture, const std::vector<Anchor>& anchors,
+                            const AcceptanceOptions& options)
+{
+    NumericsFloor floor;
+    floor.other =
+        job.numerics == ForwardNumerics::Fp32 ? ForwardNumerics::Bf16Activations : ForwardNumerics::Fp32;
+    DraftForward other(drafts.spec, drafts.base->weights(), job.options.threads);
+    other.setNumerics(floor.other);
+    AcceptanceOptions quiet = options;
+    quiet.progress = nullptr;
+    const auto outcomes = evaluateAnchors(*drafts.base, &other, capture, anchors, quiet);
+    for (const auto& o : outcomes) {
+        floor.firstDiffers += o.base.tokens.front() != o.quantized->tokens.front() ? 1 : 0;
+        floor.anyDiffers += o.base.tokens != o.quantized->tokens ? 1 : 0;
+    }
+    const auto n = static_cast<double>(std::max<std::size_t>(outcomes.size(), 1));
+    floor.firstDiffers /= n;
+    floor.anyDiffers /= n;
+    floor.summary = summarizeAcceptance(outcomes, job.options.k);
+    return floor;
+}
+
+} // namespace
 
 AcceptanceRun runAcceptance(const AcceptanceJob& job)
 {
@@ -142,6 +173,9 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
         run.captureWarnings = requireHealthySamples(capture, samplesOf(run.anchors));
         run.outcomes = evaluateAnchors(*drafts.base, quantized, capture, run.anchors, options);
         run.summary = summarizeAcceptance(run.outcomes, job.options.k);
+        if (job.numericsFloor) {
+            run.numericsFloor = numericsFloor(job, drafts, capture, run.anchors, options);
+        }
     }
     if (!run.summary.positions.empty()) {
         run.lowAcceptance = lowAcceptanceHint(run.summary.positions.front().acceptBase);
@@ -181,7 +215,8 @@ std::vector<UnitSensitivity> runSensitivity(const AcceptanceJob& job)
         }
         DraftWeights weights(drafts.draft, drafts.target);
         weights.applyPlan(*drafts.plan, u.modules);
-        const DraftForward unitDraft(drafts.spec, std::move(weights), job.options.threads);
+        DraftForward unitDraft(drafts.spec, std::move(weights), job.options.threads);
+        unitDraft.setNumerics(job.numerics);
         const auto summary = summarizeAcceptance(
             paired(base, evaluateAnchors(unitDraft, nullptr, capture, anchors, options)), job.options.k);
         u.tauDelta = summary.tauDelta;

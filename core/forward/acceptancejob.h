@@ -26,6 +26,20 @@ struct AcceptanceJob
     std::optional<PlanOptions> plan;
     AcceptanceOptions options;
     bool replay = false; ///< the online loop per draft instead of sampled paired anchors
+    ForwardNumerics numerics = ForwardNumerics::Fp32; ///< how both drafts store their activations
+    /// Also run the BF16 draft under the other numerics on the same anchors (paired runs): the noise floor
+    /// that kernel numerics alone put under every Δ.
+    bool numericsFloor = false;
+};
+
+/// @brief The BF16 draft under the job's numerics against itself under the other numerics, on the job's
+/// anchors: how often kernel numerics alone change a proposal.
+struct NumericsFloor
+{
+    ForwardNumerics other = ForwardNumerics::Bf16Activations;
+    double firstDiffers = 0;   ///< share of anchors whose first proposal differs
+    double anyDiffers = 0;     ///< share of anchors with any of the k proposals different
+    AcceptanceSummary summary; ///< paired: "quantized" is the draft under the other numerics
 };
 
 /// @brief What a run found.
@@ -48,6 +62,7 @@ struct AcceptanceRun
     /// The BF16 draft's position-0 acceptance with the capture's ids shifted by ±1, when the capture holds
     /// the layers for it (probeLayerIds()).
     std::optional<LayerIdProbe> layerIdProbe;
+    std::optional<NumericsFloor> numericsFloor; ///< when the job asked for it
 };
 
 /// @brief The drafts of a job, ready to run: the BF16 forward and, when asked, the quantized one.

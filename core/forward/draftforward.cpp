@@ -1,11 +1,13 @@
 #include "core/forward/draftforward.h"
 
 #include "core/forward/blocks.h"
+#include "core/io/floatconv.h"
 #include "core/util/parallel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace spark {
 
@@ -39,13 +41,23 @@ Activations concatColumns(const Activations& a, const Activations& b)
     return out;
 }
 
-Activations normed(Activations x, const std::vector<float>& weight, double eps)
+} // namespace
+
+const char* forwardNumericsName(ForwardNumerics numerics)
 {
-    rmsNorm(x, weight, eps);
-    return x;
+    return numerics == ForwardNumerics::Fp32 ? "fp32" : "bf16";
 }
 
-} // namespace
+ForwardNumerics parseForwardNumerics(const std::string& name)
+{
+    if (name == "fp32") {
+        return ForwardNumerics::Fp32;
+    }
+    if (name == "bf16") {
+        return ForwardNumerics::Bf16Activations;
+    }
+    throw std::invalid_argument("numerics '" + name + "': fp32 or bf16");
+}
 
 Activations DraftForward::apply(const LinearSource& weight, const Activations& input) const
 {
@@ -53,7 +65,56 @@ Activations DraftForward::apply(const LinearSource& weight, const Activations& i
         const auto& site = m_sites.at(&weight);
         m_observer->observe(site.module, site.firstRow, weight.rows(), input);
     }
-    return linear(weight, input, m_threads);
+    Activations y = linear(weight, input, m_threads);
+    stored(y);
+    return y;
+}
+
+void DraftForward::stored(float* values, std::int64_t count) const
+{
+    if (m_numerics == ForwardNumerics::Bf16Activations) {
+        for (std::int64_t i = 0; i < count; ++i) {
+            values[i] = bf16ToFloat(floatToBf16(values[i]));
+        }
+    }
+}
+
+void DraftForward::stored(Activations& x) const
+{
+    stored(x.values.data(), static_cast<std::int64_t>(x.values.size()));
+}
+
+Activations DraftForward::normed(Activations x, const std::vector<float>& weight,
+                                 std::int64_t groupSize) const
+{
+    norm(x, weight, groupSize);
+    return x;
+}
+
+void DraftForward::norm(Activations& x, const std::vector<float>& weight, std::int64_t groupSize) const
+{
+    rmsNorm(x, weight, m_spec.eps, groupSize);
+    stored(x);
+}
+
+void DraftForward::rope(Activations& x, const std::vector<std::int64_t>& positions,
+                        const RopeSpec& rope) const
+{
+    applyRope(x, positions, m_spec.headDim, rope);
+    stored(x);
+}
+
+void DraftForward::residual(Activations& x, const Activations& y) const
+{
+    addInPlace(x, y);
+    stored(x);
+}
+
+Activations DraftForward::swiglu(const Activations& gate, const Activations& up) const
+{
+    Activations y = siluAndMul(gate, up);
+    stored(y);
+    return y;
 }
 
 void DraftForward::setInputObserver(LinearInputObserver* observer)
@@ -199,11 +260,12 @@ SequenceContext DraftForward::buildContext(const Activations& aux, const std::ve
     ctx.length = length;
     Activations features(length, auxWidth());
     std::copy_n(aux.values.data(), length * auxWidth(), features.values.data());
+    stored(features); // an FP32 capture's features reach vLLM's draft as BF16
     if (s.auxNorms) { // Laguna: each captured slice through its own RMSNorm before fc
         for (std::size_t slice = 0; slice < m_auxNorms.size(); ++slice) {
             Activations part =
                 features.columns(static_cast<std::int64_t>(slice) * s.targetHidden, s.targetHidden);
-            rmsNorm(part, m_auxNorms[slice], s.eps);
+            norm(part, m_auxNorms[slice]);
             for (std::int64_t r = 0; r < length; ++r) {
                 std::copy_n(part.row(r), s.targetHidden, features.row(r) + slice * s.targetHidden);
             }
@@ -218,25 +280,24 @@ SequenceContext DraftForward::buildContext(const Activations& aux, const std::ve
         // Step 0 at every context position t: u_t = [norm_in(embed(x_{t+1})), hidden_norm(fc(f_t))].
         std::vector<std::int64_t> next(tokens.begin() + 1, tokens.begin() + 1 + length);
         const auto& layer = m_layers.front();
-        ctx.chainInputs =
-            concatColumns(normed(embed(next), layer.inputNorm, s.eps), normed(hidden, m_hiddenNorm, s.eps));
+        ctx.chainInputs = concatColumns(normed(embed(next), layer.inputNorm), normed(hidden, m_hiddenNorm));
         ctx.chainHidden = std::move(hidden);
         Activations k = apply(*layer.k, ctx.chainInputs);
-        applyRope(k, positions, s.headDim, s.layerAttention.front().rope);
+        rope(k, positions, s.layerAttention.front().rope);
         ctx.keys.push_back(std::move(k));
         ctx.values.push_back(apply(*layer.v, ctx.chainInputs));
         return ctx;
     }
     // DFlash/DSpark: K/V of every layer from hidden_norm(fc(aux)), no attention among context tokens.
-    rmsNorm(hidden, m_hiddenNorm, s.eps);
+    norm(hidden, m_hiddenNorm);
     for (std::size_t l = 0; l < m_layers.size(); ++l) {
         const auto& layer = m_layers[l];
-        const Activations input = s.contextInputNorm ? normed(hidden, layer.inputNorm, s.eps) : hidden;
+        const Activations input = s.contextInputNorm ? normed(hidden, layer.inputNorm) : hidden;
         Activations k = apply(*layer.k, input);
         if (s.qkNorm) {
-            rmsNorm(k, layer.kNorm, s.eps, s.headDim);
+            norm(k, layer.kNorm, s.headDim);
         }
-        applyRope(k, positions, s.headDim, s.layerAttention[l].rope);
+        rope(k, positions, s.layerAttention[l].rope);
         ctx.keys.push_back(std::move(k));
         ctx.values.push_back(apply(*layer.v, input));
     }
@@ -272,17 +333,17 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
     Activations x = embed(ids);
     for (std::size_t l = 0; l < m_layers.size(); ++l) {
         const auto& layer = m_layers[l];
-        const Activations h = normed(x, layer.inputNorm, s.eps);
+        const Activations h = normed(x, layer.inputNorm);
         Activations qs = apply(*layer.q, h);
         Activations ks = apply(*layer.k, h);
         const Activations vs = apply(*layer.v, h);
         if (s.qkNorm) {
-            rmsNorm(qs, layer.qNorm, s.eps, s.headDim);
-            rmsNorm(ks, layer.kNorm, s.eps, s.headDim);
+            norm(qs, layer.qNorm, s.headDim);
+            norm(ks, layer.kNorm, s.headDim);
         }
         const auto& attention = s.layerAttention[l];
-        applyRope(qs, positions, s.headDim, attention.rope);
-        applyRope(ks, positions, s.headDim, attention.rope);
+        rope(qs, positions, attention.rope);
+        rope(ks, positions, attention.rope);
         Activations attn(x.rows, s.heads * s.headDim);
         parallelFor(static_cast<std::size_t>(x.rows), 4, m_threads, [&](std::size_t begin, std::size_t end) {
             for (std::size_t r = begin; r < end; ++r) {
@@ -297,14 +358,16 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
                 attendRow(qs.row(row), ctxKeys, blockKeys, s.heads, s.kvHeads, s.headDim, attn.row(row));
             }
         });
+        stored(attn);
         if (layer.g) {
             softplusGate(attn, apply(*layer.g, h), s.headDim);
+            stored(attn);
         }
-        addInPlace(x, apply(*layer.o, attn));
-        const Activations h2 = normed(x, layer.postNorm, s.eps);
-        addInPlace(x, apply(*layer.down, siluAndMul(apply(*layer.gate, h2), apply(*layer.up, h2))));
+        residual(x, apply(*layer.o, attn));
+        const Activations h2 = normed(x, layer.postNorm);
+        residual(x, apply(*layer.down, swiglu(apply(*layer.gate, h2), apply(*layer.up, h2))));
     }
-    rmsNorm(x, m_norm, s.eps);
+    norm(x, m_norm);
     // DFlash predicts at the mask rows 1..k; DSpark's every row predicts the next token.
     std::vector<std::int64_t> predicting;
     for (std::int64_t i = 0; i < anchorCount; ++i) {
@@ -318,6 +381,7 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
         for (auto& v : logits.values) {
             v *= static_cast<float>(s.logitScale);
         }
+        stored(logits);
     }
     Proposals out;
     out.anchors = anchorCount;
@@ -344,6 +408,7 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
                 for (std::int64_t c = 0; c < logits.cols; ++c) {
                     row[c] += static_cast<float>(s.logitScale) * term.row(i)[c];
                 }
+                stored(row, logits.cols);
                 const std::int64_t token = toTargetId(argmaxRow(row, logits.cols));
                 out.tokens[i * k + j] = token;
                 previous[i] = token;
@@ -399,15 +464,14 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
                 previous.push_back(out.token(i, step - 1));
                 positions[i] = rows[i] + step;
             }
-            u = concatColumns(normed(embed(previous), layer.inputNorm, s.eps),
-                              normed(g, m_hiddenNorm, s.eps));
+            u = concatColumns(normed(embed(previous), layer.inputNorm), normed(g, m_hiddenNorm));
         }
         const auto& rope = s.layerAttention.front().rope;
         Activations qs = apply(*layer.q, u);
-        applyRope(qs, positions, s.headDim, rope);
+        this->rope(qs, positions, rope);
         if (step > 0) { // the step's own K/V join the anchor's private cache
             Activations ks = apply(*layer.k, u);
-            applyRope(ks, positions, s.headDim, rope);
+            this->rope(ks, positions, rope);
             const Activations vs = apply(*layer.v, u);
             for (std::int64_t i = 0; i < anchorCount; ++i) {
                 std::copy_n(ks.row(i), kvWidth, ownKeys.row(i * k + step));
@@ -424,11 +488,12 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
                             attendRow(qs.row(i), ctxKeys, own, s.heads, s.kvHeads, s.headDim, attn.row(i));
                         }
                     });
-        Activations y = s.normBeforeResidual ? normed(g, m_hiddenNorm, s.eps) : g;
-        addInPlace(y, apply(*layer.o, attn));
-        const Activations h2 = normed(y, layer.postNorm, s.eps);
-        addInPlace(y, apply(*layer.down, siluAndMul(apply(*layer.gate, h2), apply(*layer.up, h2))));
-        const Activations logits = apply(*m_head, normed(y, m_norm, s.eps));
+        stored(attn);
+        Activations y = s.normBeforeResidual ? normed(g, m_hiddenNorm) : g;
+        residual(y, apply(*layer.o, attn));
+        const Activations h2 = normed(y, layer.postNorm);
+        residual(y, apply(*layer.down, swiglu(apply(*layer.gate, h2), apply(*layer.up, h2))));
+        const Activations logits = apply(*m_head, normed(y, m_norm));
         for (std::int64_t i = 0; i < anchorCount; ++i) {
             out.tokens[i * k + step] = toTargetId(argmaxRow(logits.row(i), logits.cols));
             if (keepLogits) {

@@ -38,6 +38,19 @@ struct Proposals
     std::int64_t token(std::int64_t anchor, int position) const { return tokens[anchor * k + position]; }
 };
 
+/// @brief How a forward stores its activations between operations.
+enum class ForwardNumerics {
+    Fp32, ///< FP32 throughout (the reference)
+    /// Serving numerics: every activation an operation writes is rounded to BF16 (nearest even), as vLLM
+    /// holds a BF16 model's activations; inside an operation (GEMM sums, norms, softmax) FP32 as before, as
+    /// vLLM's kernels accumulate in FP32 (draft-forward.md §9).
+    Bf16Activations,
+};
+
+/// @brief "fp32" or "bf16"; the inverse parseForwardNumerics() throws std::invalid_argument on others.
+const char* forwardNumericsName(ForwardNumerics numerics);
+ForwardNumerics parseForwardNumerics(const std::string& name);
+
 /// @brief The reference CPU forward of a speculative draft (draft-forward.md §1–§4): one code path for the
 /// BF16 draft and any quantized one (the DraftWeights decide which weights it reads), one graph built from
 /// shared blocks and described per architecture by a DraftSpec. FP32 compute on BF16 (or dequantized)
@@ -58,6 +71,9 @@ class DraftForward
     /// @brief Every later Linear input goes to @p observer first (nullptr: none; not owned). Embedding
     /// gathers are not Linear inputs.
     void setInputObserver(LinearInputObserver* observer);
+    /// @brief How activations are stored (default Fp32).
+    void setNumerics(ForwardNumerics numerics) { m_numerics = numerics; }
+    ForwardNumerics numerics() const { return m_numerics; }
 
     /// @brief The context of a sequence for anchors up to @p length (positions [0, length) are context).
     /// @p aux: [≥ length, auxWidth()] captured hidden states in the order of spec().auxLayerIds; @p tokens:
@@ -89,6 +105,14 @@ class DraftForward
                                                  std::int64_t count);
     /// linear() with the observer told first.
     Activations apply(const LinearSource& weight, const Activations& input) const;
+    // The blocks' operations, their outputs stored under the forward's numerics.
+    void stored(Activations& x) const;
+    void stored(float* values, std::int64_t count) const;
+    Activations normed(Activations x, const std::vector<float>& weight, std::int64_t groupSize = 0) const;
+    void norm(Activations& x, const std::vector<float>& weight, std::int64_t groupSize = 0) const;
+    void rope(Activations& x, const std::vector<std::int64_t>& positions, const RopeSpec& rope) const;
+    void residual(Activations& x, const Activations& y) const;
+    Activations swiglu(const Activations& gate, const Activations& up) const;
     Proposals proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
                            const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const;
     Proposals proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& anchors, int k,
@@ -107,6 +131,7 @@ class DraftForward
     std::vector<std::int64_t> m_d2t;
     std::map<const LinearSource*, Site> m_sites;
     LinearInputObserver* m_observer = nullptr;
+    ForwardNumerics m_numerics = ForwardNumerics::Fp32;
 };
 
 } // namespace spark

@@ -95,7 +95,8 @@ GemmBenchmark benchmarkGemm(std::int64_t m, std::int64_t k, std::int64_t n, unsi
 
 AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
                                         const std::filesystem::path& target, int k, std::int64_t anchors,
-                                        std::int64_t contextTokens, unsigned threads)
+                                        std::int64_t contextTokens, unsigned threads,
+                                        ForwardNumerics numerics)
 {
     const auto checkpoint = Checkpoint::open(draft);
     std::vector<std::string> names;
@@ -139,6 +140,7 @@ AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
     job.options.anchorCount = anchors;
     job.options.threads = threads;
     job.options.batchAnchors = anchors;
+    job.numerics = numerics;
     AcceptanceBenchmark out{spec.archId, anchors, k, 0, 0};
     try {
         const auto start = std::chrono::steady_clock::now();

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/forward/draftforward.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -33,6 +35,7 @@ struct AcceptanceBenchmark
 
 AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
                                         const std::filesystem::path& target, int k, std::int64_t anchors,
-                                        std::int64_t contextTokens, unsigned threads);
+                                        std::int64_t contextTokens, unsigned threads,
+                                        ForwardNumerics numerics = ForwardNumerics::Fp32);
 
 } // namespace spark

@@ -133,6 +133,13 @@ class Draft(torch.nn.Module):
         # The target's embed_tokens / lm_head, frozen, used when the draft ships none.
         self.shared = {k: v.float() for k, v in shared.items()}
         self.fp8_inputs = set()  # modules whose inputs the serving kernel quantizes to FP8 per token
+        self.stored = lambda x: x  # how every operation's output is stored (serve_bf16(): rounded to BF16)
+
+    def serve_bf16(self) -> "Draft":
+        """Serving numerics: every operation's output rounded to BF16 as vLLM stores a BF16 model's
+        activations, FP32 inside each operation."""
+        self.stored = lambda x: x.to(torch.bfloat16).float()
+        return self
 
     # -- tensors ------------------------------------------------------------------------------------------
     def add(self, name: str, tensor: torch.Tensor):
@@ -177,10 +184,13 @@ class Draft(torch.nn.Module):
     def linear(self, name: str, x: torch.Tensor) -> torch.Tensor:
         if name in self.fp8_inputs:
             x = fp8_per_token(x)
-        return x @ self.w(name + ".weight").t()
+        return self.stored(x @ self.w(name + ".weight").t())
 
     def norm(self, name: str, x: torch.Tensor) -> torch.Tensor:
-        return rms_norm(x, self.w(name + ".weight"), self.spec.eps)
+        return self.stored(rms_norm(x, self.w(name + ".weight"), self.spec.eps))
+
+    def rope(self, i: int, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return self.stored(self.spec.ropes[i](x, positions))
 
     def qkv(self, p: str, h: torch.Tensor):
         s = self.spec
@@ -198,8 +208,8 @@ class Draft(torch.nn.Module):
 
     def mlp(self, p: str, x: torch.Tensor) -> torch.Tensor:
         h = self.norm(p + ".post_attention_layernorm", x)
-        return self.linear(p + ".mlp.down_proj",
-                           F.silu(self.linear(p + ".mlp.gate_proj", h)) * self.linear(p + ".mlp.up_proj", h))
+        return self.linear(p + ".mlp.down_proj", self.stored(
+            F.silu(self.linear(p + ".mlp.gate_proj", h)) * self.linear(p + ".mlp.up_proj", h)))
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         return self.w("embed_tokens.weight")[ids]
@@ -213,6 +223,7 @@ class Draft(torch.nn.Module):
     def aux_input(self, aux: torch.Tensor) -> torch.Tensor:
         """aux [T, n_aux · H_t] in the order of aux_ids; Laguna normalises each slice first."""
         s = self.spec
+        aux = self.stored(aux)
         if s.aux_norms:
             parts = aux.split(s.target_hidden, dim=-1)
             aux = torch.cat([self.norm(f"aux_hidden_norms.{i}", part) for i, part in enumerate(parts)], dim=-1)
@@ -231,7 +242,7 @@ class Draft(torch.nn.Module):
             u = torch.cat([self.norm(p + ".input_layernorm", self.embed(tokens[..., start + 1:start + T + 1])),
                            self.norm(p + ".hidden_norm", g)], dim=-1)
             _, k, v = self.qkv(p, u)
-            return {"g": g, "u": u, "k": [s.ropes[0](k, pos)], "v": [v]}
+            return {"g": g, "u": u, "k": [self.rope(0, k, pos)], "v": [v]}
         hidden = self.norm("hidden_norm", g)
         keys, values = [], []
         for i in range(s.layers):
@@ -240,7 +251,7 @@ class Draft(torch.nn.Module):
             _, k, v = self.qkv(p, h)  # vLLM reads K/V with the raw fused weight: the same values
             if s.qk_norm:
                 k = self.norm(p + ".self_attn.k_norm", k)
-            keys.append(s.ropes[i](k, pos))
+            keys.append(self.rope(i, k, pos))
             values.append(v)
         return {"k": keys, "v": values}
 
@@ -269,24 +280,24 @@ class Draft(torch.nn.Module):
             if s.qk_norm:
                 q = self.norm(p + ".self_attn.q_norm", q)
                 kk = self.norm(p + ".self_attn.k_norm", kk)
-            q, kk = s.ropes[i](q, pos), s.ropes[i](kk, pos)
+            q, kk = self.rope(i, q, pos), self.rope(i, kk, pos)
             ctx_mask = cpos[None, :] < anchors[:, None]
             if s.window[i]:
                 ctx_mask &= cpos[None, :] >= anchors[:, None] - s.window[i]
             mask = torch.cat([ctx_mask[:, None, :].expand(A, Q, T), block_mask.expand(A, Q, Q)], dim=-1)
             keys = torch.cat([ctx["k"][i].expand(A, T, *kk.shape[-2:]), kk], dim=1)
             values = torch.cat([ctx["v"][i].expand(A, T, *v.shape[-2:]), v], dim=1)
-            a = attention(q, keys, values, mask)
+            a = self.stored(attention(q, keys, values, mask))
             if s.output_gate:
                 gate = F.softplus(self.linear(p + ".self_attn.g_proj", h))
-                a = a * (gate[..., None] if s.gate_per_head else gate.reshape(a.shape))
-            x = x + self.linear(p + ".self_attn.o_proj", a.reshape(A, Q, -1))
-            x = x + self.mlp(p, x)
+                a = self.stored(a * (gate[..., None] if s.gate_per_head else gate.reshape(a.shape)))
+            x = self.stored(x + self.linear(p + ".self_attn.o_proj", a.reshape(A, Q, -1)))
+            x = self.stored(x + self.mlp(p, x))
         x = self.norm("norm", x)
         rows = x[:, :k] if s.sample_from_anchor else x[:, 1:]
-        logits = s.logit_scale * self.linear("lm_head", rows)
+        logits = self.stored(s.logit_scale * self.linear("lm_head", rows))
         if previous is not None and s.markov_rank:
-            logits = logits + s.logit_scale * self.markov(previous)
+            logits = self.stored(logits + s.logit_scale * self.markov(previous))
         return logits, rows
 
     def markov(self, previous: torch.Tensor) -> torch.Tensor:
@@ -312,9 +323,9 @@ class Draft(torch.nn.Module):
                 u = torch.cat([self.norm(pfx + ".input_layernorm", self.embed(prev)),
                                self.norm(pfx + ".hidden_norm", g)], dim=-1)
             q, kk, v = self.qkv(pfx, u)
-            q = s.ropes[0](q[:, None], pos[:, None])
+            q = self.rope(0, q[:, None], pos[:, None])
             if step > 0:
-                own_k.append(s.ropes[0](kk[:, None], pos[:, None])[:, 0])
+                own_k.append(self.rope(0, kk[:, None], pos[:, None])[:, 0])
                 own_v.append(v)
             ctx_mask = (cpos[None, :] <= p[:, None])[:, None, :]
             keys, values, mask = ctx["k"][0].expand(A, T, *kk.shape[-2:]), ctx["v"][0].expand(A, T, *v.shape[-2:]), ctx_mask
@@ -322,11 +333,11 @@ class Draft(torch.nn.Module):
                 keys = torch.cat([keys, torch.stack(own_k, 1)], dim=1)
                 values = torch.cat([values, torch.stack(own_v, 1)], dim=1)
                 mask = torch.cat([mask, torch.ones(A, 1, len(own_k), dtype=torch.bool)], dim=-1)
-            a = attention(q, keys, values, mask)[:, 0]
+            a = self.stored(attention(q, keys, values, mask)[:, 0])
             y = self.norm(pfx + ".hidden_norm", g) if s.norm_before_residual else g
-            y = y + self.linear(pfx + ".self_attn.o_proj", a.reshape(A, -1))
-            y = y + self.mlp(pfx, y)
-            logits = s.logit_scale * self.linear("lm_head", self.norm("norm", y))
+            y = self.stored(y + self.linear(pfx + ".self_attn.o_proj", a.reshape(A, -1)))
+            y = self.stored(y + self.mlp(pfx, y))
+            logits = self.stored(s.logit_scale * self.linear("lm_head", self.norm("norm", y)))
             out.append(logits)
             tokens.append(self.to_target(logits.argmax(-1)))
             g = y
@@ -346,7 +357,7 @@ class Draft(torch.nn.Module):
         previous = tokens[anchors]
         final, out = [], []
         for j in range(k):
-            row = logits[:, j] + s.logit_scale * self.markov(previous)
+            row = self.stored(logits[:, j] + s.logit_scale * self.markov(previous))
             final.append(row)
             previous = self.to_target(row.argmax(-1))
             out.append(previous)

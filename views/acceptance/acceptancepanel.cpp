@@ -14,6 +14,7 @@
 #include "views/shared/checkpointpaths.h"
 
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -122,7 +123,8 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
       m_usePlan(new QRadioButton(tr("The Plan tab's plan, applied in memory"), this)),
       m_useCheckpoint(new QRadioButton(tr("A quantized checkpoint:"), this)),
       m_quantGroup(new QButtonGroup(this)), m_k(new QSpinBox(this)), m_anchors(new QSpinBox(this)),
-      m_seed(new QSpinBox(this)), m_run(new QPushButton(tr("&Run"), this)),
+      m_seed(new QSpinBox(this)), m_bf16Activations(new QCheckBox(tr("BF16 &activations"), this)),
+      m_numericsFloor(new QCheckBox(tr("Numerics &floor"), this)), m_run(new QPushButton(tr("&Run"), this)),
       m_cancel(new QPushButton(tr("Cancel"), this)),
       m_sensitivity(new QPushButton(tr("Per-unit &sensitivity"), this)), m_progress(new QProgressBar(this)),
       m_status(new QLabel(this)), m_plot(new AcceptancePlot(this)),
@@ -191,6 +193,12 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     m_anchors->setToolTip(tr("Anchors sampled in the generated region; 0 evaluates every eligible anchor"));
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_seed->setToolTip(tr("The same seed samples the same anchors on every machine"));
+    m_bf16Activations->setToolTip(tr("Both drafts store every activation as BF16, as vLLM serves a BF16 "
+                                     "model (FP32 inside each operation); off: FP32 throughout"));
+    m_numericsFloor->setToolTip(
+        tr("Also run the BF16 draft under the other numerics on the same anchors: how "
+           "often kernel numerics alone change a proposal, the floor under every "
+           "change measured here"));
 
     auto* quantRow = new QWidget(this);
     auto* quantLayout = new QVBoxLayout(quantRow);
@@ -210,6 +218,9 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     numbers->addSpacing(fontMetrics().averageCharWidth() * 2);
     numbers->addWidget(new QLabel(tr("Seed:"), this));
     numbers->addWidget(m_seed);
+    numbers->addSpacing(fontMetrics().averageCharWidth() * 2);
+    numbers->addWidget(m_bf16Activations);
+    numbers->addWidget(m_numericsFloor);
     numbers->addStretch(1);
 
     auto* form = new QFormLayout;
@@ -417,6 +428,8 @@ std::optional<AcceptanceJob> AcceptancePanel::jobFromInputs(QString* why) const
     job.options.k = m_k->value();
     job.options.anchorCount = m_anchors->value();
     job.options.seed = static_cast<std::uint64_t>(m_seed->value());
+    job.numerics = m_bf16Activations->isChecked() ? ForwardNumerics::Bf16Activations : ForwardNumerics::Fp32;
+    job.numericsFloor = m_numericsFloor->isChecked();
     return job;
 }
 
@@ -511,6 +524,17 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
     }
     tau += tr(" — %n anchor(s)", nullptr, static_cast<int>(s.anchors)) +
            tr(" of %1 eligible (%2).").arg(run.eligibleAnchors).arg(QString::fromStdString(run.spec.archId));
+    if (const auto& f = run.numericsFloor) {
+        tau += QLatin1Char('\n') +
+               tr("Numerics floor: with %1 activations the BF16 draft changes its first proposal at %2 % of "
+                  "the anchors, any of its %3 at %4 %; τ change %5 [%6, %7].")
+                   .arg(f->other == ForwardNumerics::Fp32 ? tr("FP32") : tr("BF16"))
+                   .arg(QLocale().toString(100 * f->firstDiffers, 'f', 2))
+                   .arg(s.k)
+                   .arg(QLocale().toString(100 * f->anyDiffers, 'f', 2))
+                   .arg(signedFixed(f->summary.tauDelta), signedFixed(f->summary.tauDeltaLow),
+                        signedFixed(f->summary.tauDeltaHigh));
+    }
     m_tau->setText(tau);
     updateSpeed();
     // What makes the numbers doubtful comes with them: the capture's lesser defects, and what a BF16 draft

@@ -10,6 +10,7 @@
 #include <memory>
 
 class QButtonGroup;
+class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -52,6 +53,8 @@ class AcceptancePanel : public QWidget
     QSpinBox* kSpin() const { return m_k; }
     QSpinBox* anchorsSpin() const { return m_anchors; }
     QSpinBox* seedSpin() const { return m_seed; }
+    QCheckBox* bf16ActivationsBox() const { return m_bf16Activations; }
+    QCheckBox* numericsFloorBox() const { return m_numericsFloor; }
     QDoubleSpinBox* drafterMsSpin() const { return m_drafterMs; }
     QDoubleSpinBox* cycleMsSpin() const { return m_cycleMs; }
     QDoubleSpinBox* savingMsSpin() const { return m_savingMs; }
@@ -135,6 +138,8 @@ class AcceptancePanel : public QWidget
     QSpinBox* m_k;
     QSpinBox* m_anchors;
     QSpinBox* m_seed;
+    QCheckBox* m_bf16Activations;
+    QCheckBox* m_numericsFloor;
     QPushButton* m_run;
     QPushButton* m_cancel;
     QPushButton* m_sensitivity;
