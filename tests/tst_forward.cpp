@@ -409,6 +409,26 @@ std::vector<std::string> namesOf(const Checkpoint& c)
     return n;
 }
 
+/// @p draft written under @p root (and its target beside it when it reads one), opened.
+struct DemoFiles
+{
+    std::shared_ptr<const Checkpoint> checkpoint, target;
+    DraftSpec spec;
+};
+
+DemoFiles writeDemo(const DemoDraft& draft, const std::filesystem::path& root)
+{
+    writeDemoDraft(draft, root / "draft", {.seed = 3, .threads = 1});
+    DemoFiles out;
+    if (const auto t = describeDemoTarget(draft)) {
+        writeDemoDraft(*t, root / "target", {.seed = 4, .threads = 1});
+        out.target = std::make_shared<const Checkpoint>(Checkpoint::open(root / "target"));
+    }
+    out.checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(root / "draft"));
+    out.spec = readDraftSpec(out.checkpoint->config(), namesOf(*out.checkpoint), "config.json");
+    return out;
+}
+
 /// Counts the Linear inputs that are not BF16 values.
 class Bf16InputCounter : public LinearInputObserver
 {
@@ -460,14 +480,7 @@ void TestForward::matchesNaiveImplementation()
     if (gateUpFused) {
         draft = withGateUpFused(std::move(draft));
     }
-    writeDemoDraft(draft, root / "draft", {.seed = 3, .threads = 1});
-    std::shared_ptr<const Checkpoint> target;
-    if (const auto t = describeDemoTarget(draft)) {
-        writeDemoDraft(*t, root / "target", {.seed = 4, .threads = 1});
-        target = std::make_shared<const Checkpoint>(Checkpoint::open(root / "target"));
-    }
-    const auto checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(root / "draft"));
-    const auto spec = readDraftSpec(checkpoint->config(), namesOf(*checkpoint), "config.json");
+    const auto [checkpoint, target, spec] = writeDemo(draft, root);
     const DraftForward forward(spec, DraftWeights(checkpoint, target), 2);
 
     // Random aux features and tokens; anchors near the start, the middle and the end of the context.
@@ -532,14 +545,7 @@ void TestForward::bf16ActivationsReachEveryLinear()
     QTemporaryDir dir;
     const std::filesystem::path root = dir.path().toStdString();
     const auto draft = describeDemoDraft(arch.toStdString(), DemoScale::Tiny);
-    writeDemoDraft(draft, root / "draft", {.seed = 3, .threads = 1});
-    std::shared_ptr<const Checkpoint> target;
-    if (const auto t = describeDemoTarget(draft)) {
-        writeDemoDraft(*t, root / "target", {.seed = 4, .threads = 1});
-        target = std::make_shared<const Checkpoint>(Checkpoint::open(root / "target"));
-    }
-    const auto checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(root / "draft"));
-    const auto spec = readDraftSpec(checkpoint->config(), namesOf(*checkpoint), "config.json");
+    const auto [checkpoint, target, spec] = writeDemo(draft, root);
     DraftForward forward(spec, DraftWeights(checkpoint, target), 2);
     const std::int64_t length = 16;
     Activations aux(length, forward.auxWidth());
