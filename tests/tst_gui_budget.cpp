@@ -141,6 +141,9 @@ class TestGuiBudget : public QObject
         QVERIFY(m.plan->report.anchors > 100);
         QCOMPARE(m.plan->streamedBytes, panel->allocator()->frontier()[last / 2].streamedBytes);
         QVERIFY(panel->summaryText().contains(QStringLiteral("Held out")));
+        QCOMPARE(m.numericsFloor.anchors, m.plan->report.anchors);
+        QVERIFY2(panel->summaryText().contains(QStringLiteral("Numerics floor")),
+                 qPrintable(panel->summaryText()));
 
         // Cancel stops a scoring run and keeps the scores there were.
         panel->startScoring();

@@ -56,6 +56,11 @@ void TestTrainedAllocation::cliChoosesByAcceptance()
     QCOMPARE(acceptance.at("anchors").at("confirm").get<int>(), 24);
     QCOMPARE(acceptance.at("anchors").at("report").get<int>(), 96);
     QCOMPARE(acceptance.at("plan").at("report").at("anchors").get<int>(), 96);
+    // Beside the held-out numbers, the floor kernel numerics put under them, on the same anchors.
+    QCOMPARE(acceptance.at("numerics_floor").at("anchors").get<int>(), 96);
+    const auto& floor = acceptance.at("numerics_floor");
+    QVERIFY(floor.at("tau_delta_ci")[0].get<double>() <= floor.at("tau_delta").get<double>() &&
+            floor.at("tau_delta").get<double>() <= floor.at("tau_delta_ci")[1].get<double>());
     // The loss is the measured KL, and it is the sum of the chosen units' own KL.
     double sum = 0;
     for (const auto& unit : acceptance.at("units")) {

@@ -1,6 +1,7 @@
 // `plan --budget ... --hidden-states CAPTURE`: the allocator minimises the KL each unit's choice costs the
 // draft's proposals, measured on one half of the capture's samples; the chosen plan, the recipe and the
-// plan of the recipe's loss at the fewest bytes are then measured whole on the other half.
+// plan of the recipe's loss at the fewest bytes are then measured whole on the other half, beside the floor
+// that kernel numerics alone put under those numbers.
 #include "acceptancebudget.h"
 
 #include "captureargs.h"
@@ -119,6 +120,7 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
     const auto measured = objective.measurePlan(plan, stderrProgress("plan acceptance"));
     const auto recipeMeasured = objective.measurePlan(recipe, stderrProgress("recipe acceptance"));
     const auto versusRecipe = pairedDifference(measured, recipeMeasured);
+    const auto floor = objective.measureNumericsFloor(stderrProgress("numerics floor"));
     const auto& split = objective.anchors();
 
     AcceptanceBudgetReport out;
@@ -154,6 +156,7 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
     j["plan"]["kl_sum_of_units"] = allocation.point.loss;
     j["recipe"] = planJson(recipeMeasured);
     j["plan_minus_recipe"] = differenceJson(versusRecipe);
+    j["numerics_floor"] = effectJson(floor);
 
     std::ostringstream text;
     text << "\nacceptance objective (k = " << objective.inputs().k << ", capture "
@@ -173,7 +176,10 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
                      recipeMeasured.report.tauDeltaHigh)
          << "\n  plan - recipe: " << interval(versusRecipe.mean, versusRecipe.low, versusRecipe.high) << " ("
          << formatBytes(measured.streamedBytes) << " against " << formatBytes(recipeMeasured.streamedBytes)
-         << " streamed)\n";
+         << " streamed)\n"
+         << "  numerics floor (the BF16 draft with BF16 activations against FP32): dtau "
+         << interval(floor.tauDelta, floor.tauDeltaLow, floor.tauDeltaHigh) << ", first proposals changed "
+         << formatFixed(100 * floor.flipFirst, 2) << " %\n";
     if (sameLoss) {
         const auto m = objective.measurePlan(*sameLoss, stderrProgress("same-loss acceptance"));
         const auto d = pairedDifference(m, recipeMeasured);

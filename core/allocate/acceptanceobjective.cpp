@@ -166,6 +166,22 @@ AcceptanceEffect AcceptanceObjective::measure(const QuantPlan& plan, const std::
         weights.applyPlan(plan);
     }
     const DraftForward quantized(s.drafts.spec, std::move(weights), m_inputs.threads);
+    return effectOf(quantized, anchors, progress, accepted, summary);
+}
+
+AcceptanceEffect AcceptanceObjective::measureNumericsFloor(const ProgressFn& progress) const
+{
+    const auto& s = *m_state;
+    DraftForward served(s.drafts.spec, s.drafts.base->weights(), m_inputs.threads);
+    served.setNumerics(ForwardNumerics::Bf16Activations);
+    return effectOf(served, m_split.report, progress, nullptr, nullptr);
+}
+
+AcceptanceEffect AcceptanceObjective::effectOf(const DraftForward& other, const std::vector<Anchor>& anchors,
+                                               const ProgressFn& progress, std::vector<int>* accepted,
+                                               AcceptanceSummary* summary) const
+{
+    const auto& s = *m_state;
     AcceptanceOptions options;
     options.k = m_inputs.k;
     options.threads = m_inputs.threads;
@@ -173,7 +189,7 @@ AcceptanceEffect AcceptanceObjective::measure(const QuantPlan& plan, const std::
     options.progress = progress;
     options.reference = &m_state->reference;
     const auto outcomes =
-        evaluateAnchors(*s.drafts.base, &quantized, s.capture, anchors, s.drafts.options(options));
+        evaluateAnchors(*s.drafts.base, &other, s.capture, anchors, s.drafts.options(options));
     const auto stats = summarizeAcceptance(outcomes, m_inputs.k);
     AcceptanceEffect e;
     e.anchors = static_cast<std::int64_t>(outcomes.size());

@@ -113,6 +113,9 @@ class AcceptanceObjective
     /// samples); @p summary receives the per-position statistics.
     AcceptanceEffect measureSelection(const QuantPlan& plan, AcceptanceSummary* summary,
                                       const ProgressFn& progress = {}) const;
+    /// @brief The kernel-numerics floor on the report anchors: the BF16 draft with BF16 activations
+    /// (ForwardNumerics::Bf16Activations) against itself in FP32, measured as a plan is.
+    AcceptanceEffect measureNumericsFloor(const ProgressFn& progress = {}) const;
 
   private:
     struct State;
@@ -120,6 +123,10 @@ class AcceptanceObjective
                              const std::vector<Anchor>& anchors, const ProgressFn& progress,
                              std::vector<int>* accepted = nullptr,
                              AcceptanceSummary* summary = nullptr) const;
+    /// The BF16 draft against @p other on @p anchors.
+    AcceptanceEffect effectOf(const DraftForward& other, const std::vector<Anchor>& anchors,
+                              const ProgressFn& progress, std::vector<int>* accepted,
+                              AcceptanceSummary* summary) const;
 
     AcceptanceObjectiveInputs m_inputs;
     AnchorSplit m_split;

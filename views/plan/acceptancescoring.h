@@ -28,6 +28,7 @@ AcceptanceScores scoreByAcceptance(std::shared_ptr<const Checkpoint> checkpoint,
 struct PlanMeasurement
 {
     std::optional<PlanAcceptance> plan, recipe;
+    AcceptanceEffect numericsFloor; ///< AcceptanceObjective::measureNumericsFloor() on the same anchors
     QString error;
 };
 

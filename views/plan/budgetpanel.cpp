@@ -304,14 +304,15 @@ void BudgetPanel::startMeasuring()
     setRunning(true);
     m_measuring.start([objective = m_scores->objective, plan = *plan,
                        recipe = std::move(recipe)](const ProgressFn& progress) {
-        const auto half = [&progress](std::uint64_t offset) -> ProgressFn {
+        const auto third = [&progress](std::uint64_t offset) -> ProgressFn {
             return [&progress, offset](std::uint64_t done, std::uint64_t total) {
-                return reportProgress(progress, offset * total + done, 2 * total);
+                return reportProgress(progress, offset * total + done, 3 * total);
             };
         };
         PlanMeasurement out;
-        out.plan = objective->measurePlan(plan, half(0));
-        out.recipe = objective->measurePlan(recipe, half(1));
+        out.plan = objective->measurePlan(plan, third(0));
+        out.recipe = objective->measurePlan(recipe, third(1));
+        out.numericsFloor = objective->measureNumericsFloor(third(2));
         return out;
     });
     Q_EMIT statusMessage(tr("Measuring the plan and the recipe on the held-out samples…"));
@@ -589,6 +590,12 @@ QString BudgetPanel::acceptanceText() const
                          m_allocator && m_applied >= 0
                              ? errorText(m_allocator->frontier()[static_cast<std::size_t>(m_applied)].loss)
                              : tr("n/a"));
+        const auto& f = m_measurement->numericsFloor;
+        text += QLatin1Char(' ') +
+                tr("Numerics floor (the BF16 draft with BF16 activations against FP32): Δτ %1, "
+                   "first proposals changed %2 %.")
+                    .arg(interval(f.tauDelta, f.tauDeltaLow, f.tauDeltaHigh),
+                         QLocale().toString(100 * f.flipFirst, 'f', 2));
     }
     return text;
 }
