@@ -136,8 +136,9 @@ void TestCliReference::helpListsEveryOption()
     const auto plan = test::runCli({"plan", "--help"}).out;
     QVERIFY(plan.find("excludes --budget-file and --budget-ms") != std::string::npos);
     QVERIFY(plan.find("excludes --bandwidth-gbps") != std::string::npos);
-    QVERIFY(test::runCli({"quantize", "--help"}).out.find("that GPTQ and the hessian rounding calibrate on") !=
-            std::string::npos);
+    QVERIFY(
+        test::runCli({"quantize", "--help"}).out.find("that GPTQ and the hessian rounding calibrate on") !=
+        std::string::npos);
 }
 
 void TestCliReference::usageErrorPointsToHelp()
