@@ -400,15 +400,6 @@ DemoDraft withGateUpFused(DemoDraft draft)
     return draft;
 }
 
-std::vector<std::string> namesOf(const Checkpoint& c)
-{
-    std::vector<std::string> n;
-    for (const auto& t : c.tensors()) {
-        n.push_back(t.info.name);
-    }
-    return n;
-}
-
 /// @p draft written under @p root (and its target beside it when it reads one), opened.
 struct DemoFiles
 {
@@ -425,7 +416,7 @@ DemoFiles writeDemo(const DemoDraft& draft, const std::filesystem::path& root)
         out.target = std::make_shared<const Checkpoint>(Checkpoint::open(root / "target"));
     }
     out.checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(root / "draft"));
-    out.spec = readDraftSpec(out.checkpoint->config(), namesOf(*out.checkpoint), "config.json");
+    out.spec = readDraftSpec(*out.checkpoint);
     return out;
 }
 
@@ -578,7 +569,7 @@ void TestForward::missingTargetIsNamed()
     const std::filesystem::path root = dir.path().toStdString();
     writeDemoDraft(describeDemoDraft("qwen3-dflash", DemoScale::Tiny), root / "draft", {.threads = 1});
     const auto checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(root / "draft"));
-    const auto spec = readDraftSpec(checkpoint->config(), namesOf(*checkpoint), "config.json");
+    const auto spec = readDraftSpec(*checkpoint);
     try {
         DraftForward forward(spec, DraftWeights(checkpoint, nullptr), 1);
         QFAIL("a draft that shares embed_tokens with its target needs --target");

@@ -10,6 +10,7 @@
 #include "core/forward/acceptancerates.h"
 #include "core/forward/acceptancespeed.h"
 #include "core/io/filewriter.h"
+#include "numericsargs.h"
 #include "planargs.h"
 #include "progressbar.h"
 
@@ -135,9 +136,7 @@ OptionTable acceptanceOptions()
              {"replay", "", "",
               "replay the online loop (each cycle starts after the last accepted token) instead of paired "
               "anchors"},
-             {"numerics", "fp32|bf16", "fp32",
-              "how both drafts store activations: fp32, or bf16 as vLLM serves a BF16 model (every "
-              "operation's output rounded to BF16, FP32 inside)"},
+             kNumericsOption,
              {"numerics-floor", "", "",
               "also run the BF16 draft under the other numerics on the same anchors and report how often "
               "that alone changes a proposal: the noise floor under every change (paired runs)"},
@@ -213,11 +212,7 @@ int runAcceptance(const std::vector<std::string>& argv)
     job.options.batchAnchors = args.integer("batch", 64, 1, 100000);
     job.options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
     job.replay = args.flag("replay");
-    try {
-        job.numerics = parseForwardNumerics(args.value("numerics", "fp32"));
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--") + e.what());
-    }
+    job.numerics = numericsFrom(args);
     job.numericsFloor = args.flag("numerics-floor");
     if (job.numericsFloor && (job.replay || args.flag("per-unit"))) {
         throw UsageError("--numerics-floor is for paired runs (not --replay or --per-unit)");

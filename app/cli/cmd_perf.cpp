@@ -13,6 +13,7 @@
 #include "core/quant/schemesweep.h"
 #include "core/util/parallel.h"
 #include "format.h"
+#include "numericsargs.h"
 #include "perfforward.h"
 
 #include <atomic>
@@ -155,8 +156,7 @@ OptionTable perfOptions()
              {"k", "K", "2", "with --forward: proposals per verify cycle"},
              {"anchors", "N", "64", "with --forward: anchors timed"},
              {"context", "T", "512", "with --forward: tokens of the random capture's sequence"},
-             {"numerics", "fp32|bf16", "fp32",
-              "with --forward: how the drafts store activations (bf16: rounded as vLLM serves a BF16 model)"},
+             kNumericsOption,
              {"target", "PATH", "", "deprecated spelling of --target-model", "target-model"},
          }});
 }

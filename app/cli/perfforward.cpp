@@ -5,10 +5,9 @@
 
 #include "core/forward/forwardbenchmark.h"
 #include "core/util/textformat.h"
+#include "numericsargs.h"
 
 #include <iostream>
-#include <stdexcept>
-#include <string>
 
 namespace spark::cli {
 
@@ -26,12 +25,7 @@ int runForwardPerf(const Args& args, unsigned threads)
                   << formatFixed(g.plainGflops, 1) << " GFLOP/s, ratio "
                   << formatFixed(g.tiledGflops / g.plainGflops, 2) << "\n";
     }
-    ForwardNumerics numerics = ForwardNumerics::Fp32;
-    try {
-        numerics = parseForwardNumerics(args.value("numerics", "fp32"));
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--") + e.what());
-    }
+    const auto numerics = numericsFrom(args);
     const auto a =
         benchmarkAcceptance(draft, args.value("target-model", ""), k, anchors, context, threads, numerics);
     std::cout << "acceptance " << a.architecture << " k=" << a.k << ": " << a.anchors

@@ -97,18 +97,19 @@ std::vector<std::byte> toDTypeBytes(DType dtype, const std::vector<float>& q)
     return bytes;
 }
 
-/// The ranges of a rounding that needsHessian(): each slice's rows searched under the slice's Hessian.
-std::shared_ptr<const GroupRanges> hessianRanges(const Target& t, const std::vector<float>& w,
+/// The ranges of a rounding that needsHessian(): each slice's rows searched under the slice's Hessian, read
+/// from the source's own bytes.
+std::shared_ptr<const GroupRanges> hessianRanges(const Checkpoint& source, const Target& t,
                                                  const std::vector<HessianSlice>& slices, unsigned threads)
 {
     const auto& info = t.weight->info;
     const auto cols = colsOf(t);
-    const auto bytes = toDTypeBytes(info.dtype, w);
-    const auto elementBytes = static_cast<std::size_t>(info.dtype == DType::F32 ? 4 : 2);
+    const auto bytes = source.bytes(*t.weight);
+    const auto rowBytes = bytes.size() / static_cast<std::size_t>(rowsOf(t));
     auto out = std::make_shared<GroupRanges>();
     for (const auto& slice : slices) {
         const WeightRows rows{info.dtype,
-                              bytes.data() + static_cast<std::size_t>(slice.firstRow * cols) * elementBytes,
+                              bytes.data() + static_cast<std::size_t>(slice.firstRow) * rowBytes,
                               static_cast<std::size_t>(slice.rowCount),
                               static_cast<std::size_t>(cols),
                               0,
@@ -141,7 +142,7 @@ std::optional<std::vector<float>> calibrateModule(const std::shared_ptr<const Ch
     std::vector<float> w(static_cast<std::size_t>(rows * cols));
     storedLinear(source, *t.weight)->decode(0, static_cast<std::size_t>(rows), w.data());
     if (t.module->rounding->needsHessian()) {
-        t.ranges = hessianRanges(t, w, slices, threads);
+        t.ranges = hessianRanges(*source, t, slices, threads);
     } else if (!t.ranges) {
         t.ranges = std::make_shared<const GroupRanges>(minMaxRanges(*t.module->scheme, w.data(), rows, cols));
     }
@@ -175,15 +176,6 @@ std::optional<std::vector<float>> calibrateModule(const std::shared_ptr<const Ch
     report.rtnOutputError = energy > 0 ? rtnError / energy : 0;
     report.gptq = t.gptq;
     return q;
-}
-
-std::vector<std::string> tensorNames(const Checkpoint& checkpoint)
-{
-    std::vector<std::string> names;
-    for (const auto& t : checkpoint.tensors()) {
-        names.push_back(t.info.name);
-    }
-    return names;
 }
 
 } // namespace
@@ -273,8 +265,7 @@ CaptureCalibration calibrateFromCapture(const std::shared_ptr<const Checkpoint>&
     const auto target =
         targetPath.empty() ? nullptr : std::make_shared<const Checkpoint>(Checkpoint::open(targetPath));
     const auto capture = openCaptureFor(options.capture, options.captureOptions, *source, target.get());
-    auto spec =
-        readDraftSpec(source->config(), tensorNames(*source), (source->folder() / "config.json").string());
+    auto spec = readDraftSpec(*source);
     matchCapture(capture, spec);
     DraftForward draft(std::move(spec), DraftWeights(source, target), threads);
 

@@ -21,15 +21,6 @@ double uniform(std::uint64_t& state)
     return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
 }
 
-std::vector<std::string> namesOf(const Checkpoint& checkpoint)
-{
-    std::vector<std::string> names;
-    for (const auto& t : checkpoint.tensors()) {
-        names.push_back(t.info.name);
-    }
-    return names;
-}
-
 } // namespace
 
 std::optional<DemoDraft> describeDemoTarget(const DemoDraft& draft)
@@ -77,8 +68,7 @@ void writeDemoCapture(const DemoDraft& draft, const std::filesystem::path& draft
         target = std::make_shared<const Checkpoint>(Checkpoint::open(staging.path() / "target"));
     }
     const auto checkpoint = std::make_shared<const Checkpoint>(Checkpoint::open(draftPath));
-    const auto spec =
-        readDraftSpec(checkpoint->config(), namesOf(*checkpoint), (draftPath / "config.json").string());
+    const auto spec = readDraftSpec(*checkpoint);
     const DraftForward forward(spec, DraftWeights(checkpoint, target), options.threads);
 
     // The capture holds the draft's aux layers and the target's last layer, in increasing id order (vLLM's

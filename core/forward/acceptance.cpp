@@ -213,10 +213,10 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
     const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(1, options.batchAnchors));
     // The reference's batches from an earlier run on these anchors, or those this run computes (kept only
     // when they are to be stored, as they hold every anchor's logits).
-    const auto stored = options.reference && quantized ? options.reference->find(anchors, batch) : nullptr;
+    const auto stored = options.reference ? options.reference->find(anchors, batch) : nullptr;
     const auto logitBytes = static_cast<std::uint64_t>(anchors.size()) * static_cast<std::uint64_t>(k) *
                             static_cast<std::uint64_t>(base.spec().draftVocab) * sizeof(float);
-    const bool keep = options.reference && quantized && !stored && options.reference->hasRoomFor(logitBytes);
+    const bool keep = options.reference && !stored && options.reference->hasRoomFor(logitBytes);
     std::vector<Proposals> computed;
     std::size_t batchIndex = 0;
     for (const auto& group : anchorsBySample(anchors)) {

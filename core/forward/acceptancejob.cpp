@@ -9,15 +9,6 @@
 namespace spark {
 namespace {
 
-std::vector<std::string> tensorNames(const Checkpoint& checkpoint)
-{
-    std::vector<std::string> names;
-    for (const auto& t : checkpoint.tensors()) {
-        names.push_back(t.info.name);
-    }
-    return names;
-}
-
 QuantPlan planFor(const Checkpoint& draft, const PlanOptions& options)
 {
     auto plan = makePlan(draft.config(), draft.tensorInfos(), options);
@@ -66,8 +57,7 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
     if (const auto target = jobTarget(job); !target.empty()) {
         d.target = std::make_shared<const Checkpoint>(Checkpoint::open(target));
     }
-    d.spec =
-        readDraftSpec(d.draft->config(), tensorNames(*d.draft), (d.draft->folder() / "config.json").string());
+    d.spec = readDraftSpec(*d.draft);
     const auto& info = capture.info();
     if (!info.greedy && !info.hasTargetArgmax && d.target) {
         d.targetHead = std::make_shared<const TargetHead>(d.target, capture, job.options.threads);
@@ -157,7 +147,11 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
         run.streamedAfter = drafts.plan->sizes.streamedAfter;
     }
     const DraftForward* quantized = drafts.quantized ? &*drafts.quantized : nullptr;
-    const auto options = drafts.options(job.options);
+    auto options = drafts.options(job.options);
+    ReferenceProposals reference; // the floor pairs the BF16 draft with itself again: it runs once
+    if (job.numericsFloor) {
+        options.reference = &reference;
+    }
     if (job.replay) {
         run.captureWarnings = requireHealthySamples(capture, {}); // the loop reads every sample
         run.eligibleAnchors = static_cast<std::int64_t>(eligibleAnchors(capture, job.options.k).size());

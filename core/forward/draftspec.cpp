@@ -1,5 +1,7 @@
 #include "core/forward/draftspec.h"
 
+#include "core/io/checkpoint.h"
+
 #include <algorithm>
 #include <array>
 #include <set>
@@ -355,6 +357,15 @@ DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::str
     }
     spec.confidenceHead = spec.confidenceHead && ships(names, "confidence_head.proj.weight");
     return spec;
+}
+
+DraftSpec readDraftSpec(const Checkpoint& checkpoint)
+{
+    std::vector<std::string> names;
+    for (const auto& t : checkpoint.tensors()) {
+        names.push_back(t.info.name);
+    }
+    return readDraftSpec(checkpoint.config(), names, (checkpoint.folder() / "config.json").string());
 }
 
 } // namespace spark

@@ -11,6 +11,8 @@
 
 namespace spark {
 
+class Checkpoint;
+
 /// @brief A draft config or capture that the reference forward cannot run, with the file and the field at
 /// fault: what() reads "<file>: <field>: <problem>".
 class ForwardInputError : public std::runtime_error
@@ -72,5 +74,8 @@ struct DraftSpec : DraftShape
 /// unsupported (a generic draft, a non-silu MLP, mixed layer types, ...).
 DraftSpec readDraftSpec(const nlohmann::json& config, const std::vector<std::string>& tensorNames,
                         const std::string& file);
+
+/// @brief readDraftSpec() of @p checkpoint: its config.json and the names of its tensors.
+DraftSpec readDraftSpec(const Checkpoint& checkpoint);
 
 } // namespace spark

@@ -99,12 +99,7 @@ AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
                                         ForwardNumerics numerics)
 {
     const auto checkpoint = Checkpoint::open(draft);
-    std::vector<std::string> names;
-    for (const auto& t : checkpoint.tensors()) {
-        names.push_back(t.info.name);
-    }
-    const auto spec =
-        readDraftSpec(checkpoint.config(), names, (checkpoint.folder() / "config.json").string());
+    const auto spec = readDraftSpec(checkpoint);
     // A random greedy capture: one sequence whose last `anchors` positions are the anchors.
     const std::int64_t length = contextTokens + anchors + k + 1;
     const auto layers = static_cast<std::uint64_t>(spec.auxLayerIds.size());

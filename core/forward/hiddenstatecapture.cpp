@@ -213,11 +213,7 @@ fs::path targetBesideCapture(const fs::path& capture)
 CaptureReadOptions captureOptionsFor(CaptureReadOptions options, const Checkpoint& draft,
                                      const Checkpoint* target)
 {
-    std::vector<std::string> names;
-    for (const auto& t : draft.tensorInfos()) {
-        names.push_back(t.name);
-    }
-    const auto spec = readDraftSpec(draft.config(), names, (draft.folder() / "config.json").string());
+    const auto spec = readDraftSpec(draft);
     options.draftLayerIds = spec.auxLayerIds;
     options.draftLayerIdsSource = spec.auxLayerIdsSource;
     if (target != nullptr) {
