@@ -3,6 +3,7 @@
 // independence of the statistics.
 #include "core/io/floatconv.h"
 #include "core/quant/dequantize.h"
+#include "core/quant/dequantkernel.h"
 #include "core/quant/errorstats.h"
 #include "core/quant/packing.h"
 #include "core/quant/powtable.h"
@@ -141,7 +142,54 @@ class TestQuantSimd : public QObject
     void loadFiniteWeightsExact();
     void candidateSumsMatchScalar_data();
     void candidateSumsMatchScalar();
+    void decodeMatchesScalar();
 };
+
+void TestQuantSimd::decodeMatchesScalar()
+{
+    // Codes over the whole int8 range, scales of every magnitude (products that overflow F16 and BF16,
+    // subnormal ones, a NaN scale of a damaged checkpoint), group widths that divide the row and that don't.
+    const std::size_t cols = 200;
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<int> code(-128, 127);
+    std::vector<std::int8_t> q(cols);
+    for (auto& v : q) {
+        v = static_cast<std::int8_t>(code(rng));
+    }
+    for (const auto dtype : {DType::BF16, DType::F16, DType::F32}) {
+        for (const std::size_t width : {std::size_t{128}, std::size_t{32}, std::size_t{7}, cols}) {
+            const std::size_t groups = (cols + width - 1) / width;
+            std::vector<float> scaleValues(groups);
+            std::uniform_real_distribution<float> exponent(-30.0f, 30.0f);
+            for (auto& s : scaleValues) {
+                s = std::exp2(exponent(rng));
+            }
+            scaleValues[0] = std::numeric_limits<float>::quiet_NaN();
+            const auto scales = encode(dtype, scaleValues);
+            for (const auto target : hwy::SupportedAndGeneratedTargets()) {
+                hwy::SetSupportedTargetsForTest(target);
+                hwy::SupportedTargets();
+                std::vector<float> out(cols);
+                kernels::dequantizeIntRow(q.data(), scales.data(), dtype, cols, width, out.data());
+                for (std::size_t k = 0; k < cols; ++k) {
+                    const float expected =
+                        rtn::dequantizeValue(dtype, q[k], rtn::loadScale(dtype, scales.data(), k / width));
+                    QVERIFY2(std::bit_cast<std::uint32_t>(out[k]) == std::bit_cast<std::uint32_t>(expected) ||
+                                 (std::isnan(out[k]) && std::isnan(expected)),
+                             qPrintable(QStringLiteral("%1 %2, width %3, column %4: %5, expected %6")
+                                            .arg(QString::fromUtf8(hwy::TargetName(target)))
+                                            .arg(QString::fromUtf8(dtypeName(dtype).data(),
+                                                                   static_cast<int>(dtypeName(dtype).size())))
+                                            .arg(width)
+                                            .arg(k)
+                                            .arg(static_cast<double>(out[k]))
+                                            .arg(static_cast<double>(expected))));
+                }
+            }
+            hwy::SetSupportedTargetsForTest(0);
+        }
+    }
+}
 
 void TestQuantSimd::simdMatchesReference()
 {

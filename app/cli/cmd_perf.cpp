@@ -156,6 +156,9 @@ OptionTable perfOptions()
              {"k", "K", "2", "with --forward: proposals per verify cycle"},
              {"anchors", "N", "64", "with --forward: anchors timed"},
              {"context", "T", "512", "with --forward: tokens of the random capture's sequence"},
+             {"per-unit", "", "",
+              "with --forward: also time the per-unit sensitivity (acceptance --per-unit) on the same "
+              "anchors"},
              kNumericsOption,
              {"target", "PATH", "", "deprecated spelling of --target-model", "target-model"},
          }});

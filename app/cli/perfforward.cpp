@@ -1,4 +1,5 @@
-// `perf --forward DRAFT [--target-model T] [--k K] [--anchors N] [--context T] [--numerics fp32|bf16]`:
+// `perf --forward DRAFT [--target-model T] [--k K] [--anchors N] [--context T] [--numerics fp32|bf16]
+// [--per-unit]`:
 // offline-acceptance throughput of the reference forward on a draft, and its GEMM against the library's own
 // on the shapes that dominate.
 #include "perfforward.h"
@@ -23,7 +24,12 @@ int runForwardPerf(const Args& args, unsigned threads)
         std::cout << "gemm M=" << g.m << " K=" << g.k << " N=" << g.n << " (" << g.target << ", " << threads
                   << " threads): forward " << formatFixed(g.tiledGflops, 1) << " GFLOP/s, plain sgemm "
                   << formatFixed(g.plainGflops, 1) << " GFLOP/s, ratio "
-                  << formatFixed(g.tiledGflops / g.plainGflops, 2) << "\n";
+                  << formatFixed(g.tiledGflops / g.plainGflops, 2) << "; bf16 (" << g.bf16Target << ") "
+                  << formatFixed(g.bf16Gflops, 1) << " GFLOP/s; bf16 kernels alone:";
+        for (const auto& [name, gflops] : g.bf16KernelGflops) {
+            std::cout << " " << name << " " << formatFixed(gflops, 1);
+        }
+        std::cout << " GFLOP/s\n";
     }
     const auto numerics = numericsFrom(args);
     const auto a =
@@ -32,6 +38,13 @@ int runForwardPerf(const Args& args, unsigned threads)
               << " anchors (BF16 + default plan, " << context << " context tokens, "
               << forwardNumericsName(numerics) << " activations) in " << formatFixed(a.seconds, 1)
               << " s: " << formatFixed(a.anchorsPerMinute, 1) << " anchors/minute\n";
+    if (args.flag("per-unit")) {
+        const auto s = benchmarkSensitivity(draft, args.value("target-model", ""), k, anchors, context,
+                                            threads, numerics);
+        std::cout << "per-unit sensitivity: " << s.units << " units over " << s.anchors << " anchors ("
+                  << forwardNumericsName(numerics) << " activations) in " << formatFixed(s.seconds, 1)
+                  << " s\n";
+    }
     return 0;
 }
 

@@ -1,25 +1,35 @@
 #include "core/forward/blocks.h"
 
+#include "core/forward/attentionkernel.h"
 #include "core/forward/gemm.h"
 #include "core/util/parallel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <numeric>
 #include <stdexcept>
 
 namespace spark {
 namespace {
 
 /// Rows per weight tile: about 1 MiB of FP32 (stays in L2 while the GEMM walks the activations), a
-/// multiple of the source's row alignment.
-std::int64_t tileRows(const LinearSource& weight)
+/// multiple of the source's row alignment and of @p granularity.
+std::int64_t tileRows(const LinearSource& weight, std::int64_t granularity = 1)
 {
-    const auto align = static_cast<std::int64_t>(weight.rowAlignment());
+    const auto align = std::lcm(static_cast<std::int64_t>(weight.rowAlignment()), granularity);
     std::int64_t rows =
         std::max<std::int64_t>(16, (std::int64_t{1} << 18) / std::max<std::int64_t>(1, weight.cols()));
     rows = (rows + align - 1) / align * align;
     return std::min(rows, (weight.rows() + align - 1) / align * align);
+}
+
+void checkInputWidth(const LinearSource& weight, const Activations& x)
+{
+    if (x.cols != weight.cols()) {
+        throw std::invalid_argument(weight.describe() + ": takes " + std::to_string(weight.cols()) +
+                                    " inputs, the activations have " + std::to_string(x.cols));
+    }
 }
 
 std::vector<float> inverseFrequencies(const RopeSpec& rope)
@@ -68,10 +78,7 @@ void multiplyInto(const LinearSource& weight, const Activations& x, Activations&
 
 Activations linear(const LinearSource& weight, const Activations& x, unsigned threads)
 {
-    if (x.cols != weight.cols()) {
-        throw std::invalid_argument(weight.describe() + ": takes " + std::to_string(weight.cols()) +
-                                    " inputs, the activations have " + std::to_string(x.cols));
-    }
+    checkInputWidth(weight, x);
     Activations y(x.rows, weight.rows());
     if (x.rows == 0) {
         return y;
@@ -83,6 +90,37 @@ Activations linear(const LinearSource& weight, const Activations& x, unsigned th
     } else {
         multiplyInto(weight, x, y, threads);
     }
+    return y;
+}
+
+Activations linearBf16(const LinearSource& weight, const Activations& x, unsigned threads)
+{
+    if (weight.inputQuantization() != InputQuantization::None) {
+        return linear(weight, x, threads);
+    }
+    checkInputWidth(weight, x);
+    Activations y(x.rows, weight.rows());
+    if (x.rows == 0) {
+        return y;
+    }
+    const gemm::Bf16Blocks xs(x.values.data(), x.rows, x.cols); // once, read by every tile
+    // Tiles of 32 rows or more: the AMX kernel fills two 16-column tiles of y per pass.
+    const std::int64_t tile = tileRows(weight, 32);
+    const auto tiles = static_cast<std::size_t>((weight.rows() + tile - 1) / tile);
+    parallelFor(tiles, 1, threads, [&](std::size_t begin, std::size_t end) {
+        thread_local std::vector<std::uint16_t> buffer; // kept: a fresh tile per call costs page faults
+        for (std::size_t t = begin; t < end; ++t) {
+            const std::int64_t first = static_cast<std::int64_t>(t) * tile;
+            const std::int64_t count = std::min(tile, weight.rows() - first);
+            const std::uint16_t* rows = weight.storedBf16(first);
+            if (rows == nullptr) {
+                buffer.resize(static_cast<std::size_t>(tile * weight.cols()));
+                weight.decodeBf16(first, static_cast<std::size_t>(count), buffer.data());
+                rows = buffer.data();
+            }
+            gemm::multiplyTransposedBf16(xs, rows, count, y.values.data() + first, y.cols);
+        }
+    });
     return y;
 }
 
@@ -165,46 +203,34 @@ void addInPlace(Activations& x, const Activations& y)
     }
 }
 
-void attendRow(const float* query, const AttentionKeys& a, const AttentionKeys& b, std::int64_t heads,
-               std::int64_t kvHeads, std::int64_t headDim, float* out)
+void attend(const Activations& queries, const std::vector<RowKeys>& keys, std::int64_t heads,
+            std::int64_t kvHeads, std::int64_t headDim, Activations& out, unsigned threads)
 {
-    const std::int64_t countA = std::max<std::int64_t>(0, a.end - a.first);
-    const std::int64_t countB = std::max<std::int64_t>(0, b.end - b.first);
-    std::vector<float> scores(static_cast<std::size_t>(countA + countB));
     const float scale = 1.0f / std::sqrt(static_cast<float>(headDim));
     const std::int64_t group = heads / kvHeads;
-    for (std::int64_t h = 0; h < heads; ++h) {
-        const float* q = query + h * headDim;
-        const std::int64_t kvOffset = (h / group) * headDim;
-        float maxScore = -INFINITY;
-        for (std::int64_t i = 0; i < countA + countB; ++i) {
-            const AttentionKeys& src = i < countA ? a : b;
-            const std::int64_t row = i < countA ? a.first + i : b.first + (i - countA);
-            const float* k = src.keys->row(row) + kvOffset;
-            float dot = 0;
-            for (std::int64_t d = 0; d < headDim; ++d) {
-                dot += q[d] * k[d];
-            }
-            scores[i] = dot * scale;
-            maxScore = std::max(maxScore, scores[i]);
-        }
-        float total = 0;
-        for (auto& s : scores) {
-            s = std::exp(s - maxScore);
-            total += s;
-        }
-        float* o = out + h * headDim;
-        std::fill_n(o, headDim, 0.0f);
-        for (std::int64_t i = 0; i < countA + countB; ++i) {
-            const AttentionKeys& src = i < countA ? a : b;
-            const std::int64_t row = i < countA ? a.first + i : b.first + (i - countA);
-            const float* v = src.values->row(row) + kvOffset;
-            const float p = scores[i] / total;
-            for (std::int64_t d = 0; d < headDim; ++d) {
-                o[d] += p * v[d];
-            }
-        }
+    std::int64_t mostKeys = 0;
+    for (const auto& row : keys) {
+        mostKeys = std::max(mostKeys, std::max<std::int64_t>(0, row.context.end - row.context.first) +
+                                          std::max<std::int64_t>(0, row.own.end - row.own.first));
     }
+    // Heads outside, rows inside: one KV head's keys and values stay in cache while every row reads them.
+    parallelFor(static_cast<std::size_t>(heads), 1, threads, [&](std::size_t begin, std::size_t end) {
+        std::vector<float> scratch(static_cast<std::size_t>(mostKeys + 64));
+        for (std::size_t h = begin; h < end; ++h) {
+            const std::int64_t kvOffset = (static_cast<std::int64_t>(h) / group) * headDim;
+            const auto headKeys = [&](const AttentionKeys& k) {
+                const std::int64_t count = std::max<std::int64_t>(0, k.end - k.first);
+                return count == 0 ? kernels::HeadKeys{}
+                                  : kernels::HeadKeys{k.keys->row(k.first) + kvOffset,
+                                                      k.values->row(k.first) + kvOffset, k.keys->cols, count};
+            };
+            for (std::int64_t r = 0; r < queries.rows; ++r) {
+                const auto offset = static_cast<std::int64_t>(h) * headDim;
+                kernels::attendHead(queries.row(r) + offset, headKeys(keys[r].context), headKeys(keys[r].own),
+                                    headDim, scale, scratch.data(), out.row(r) + offset);
+            }
+        }
+    });
 }
 
 } // namespace spark

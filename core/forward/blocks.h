@@ -15,6 +15,12 @@ namespace spark {
 /// time (per thread), so memory holds the activations and a few tiles, never the whole weight in FP32.
 Activations linear(const LinearSource& weight, const Activations& x, unsigned threads);
 
+/// @brief The serving numerics' y = x · Wᵀ (draft-forward.md §9): @p x rounded to BF16 (its values already
+/// are under those numerics), the weight's rows rounded to BF16 (LinearSource::decodeBf16), BF16 products
+/// summed in FP32 by gemm::multiplyTransposedBf16. A module whose inputs the serving kernel quantizes to FP8
+/// runs linear() instead: that kernel multiplies FP8 by FP8, not BF16.
+Activations linearBf16(const LinearSource& weight, const Activations& x, unsigned threads);
+
 /// @brief RMSNorm over each row (or, with @p groupSize, over each consecutive group of that many features:
 /// the per-head q_norm/k_norm): w ⊙ x / sqrt(mean(x²) + eps), in place.
 void rmsNorm(Activations& x, const std::vector<float>& weight, double eps, std::int64_t groupSize = 0);
@@ -44,10 +50,17 @@ struct AttentionKeys
     std::int64_t end = 0;
 };
 
-/// @brief Scaled dot-product attention of one query row over up to two key ranges (a sequence's context and
-/// the row's own block), GQA (q head h reads KV head h / (heads / kvHeads)), softmax in FP32 with the max
-/// subtracted, scale headDim^-0.5. Writes heads·headDim outputs.
-void attendRow(const float* query, const AttentionKeys& a, const AttentionKeys& b, std::int64_t heads,
-               std::int64_t kvHeads, std::int64_t headDim, float* out);
+/// @brief What one query row sees: its sequence's context and its own block (or chain) so far.
+struct RowKeys
+{
+    AttentionKeys context;
+    AttentionKeys own;
+};
+
+/// @brief Scaled dot-product attention of every row of @p queries over the keys @p keys names for it (one
+/// entry per row), GQA (q head h reads KV head h / (heads / kvHeads)), softmax in FP32 with the max
+/// subtracted, scale headDim^-0.5, into @p out [rows, heads·headDim]; parallel over heads.
+void attend(const Activations& queries, const std::vector<RowKeys>& keys, std::int64_t heads,
+            std::int64_t kvHeads, std::int64_t headDim, Activations& out, unsigned threads);
 
 } // namespace spark

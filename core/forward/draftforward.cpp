@@ -1,5 +1,6 @@
 #include "core/forward/draftforward.h"
 
+#include "core/forward/bf16kernel.h"
 #include "core/forward/blocks.h"
 #include "core/io/floatconv.h"
 #include "core/util/parallel.h"
@@ -65,7 +66,8 @@ Activations DraftForward::apply(const LinearSource& weight, const Activations& i
         const auto& site = m_sites.at(&weight);
         m_observer->observe(site.module, site.firstRow, weight.rows(), input);
     }
-    Activations y = linear(weight, input, m_threads);
+    Activations y = m_numerics == ForwardNumerics::Bf16Activations ? linearBf16(weight, input, m_threads)
+                                                                   : linear(weight, input, m_threads);
     stored(y);
     return y;
 }
@@ -73,9 +75,7 @@ Activations DraftForward::apply(const LinearSource& weight, const Activations& i
 void DraftForward::stored(float* values, std::int64_t count) const
 {
     if (m_numerics == ForwardNumerics::Bf16Activations) {
-        for (std::int64_t i = 0; i < count; ++i) {
-            values[i] = bf16ToFloat(floatToBf16(values[i]));
-        }
+        kernels::roundToBf16(values, static_cast<std::size_t>(count));
     }
 }
 
@@ -344,20 +344,18 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
         const auto& attention = s.layerAttention[l];
         rope(qs, positions, attention.rope);
         rope(ks, positions, attention.rope);
+        std::vector<RowKeys> visible(static_cast<std::size_t>(x.rows));
+        for (std::int64_t row = 0; row < x.rows; ++row) {
+            const std::int64_t anchor = anchors[row / q];
+            const std::int64_t j = row % q;
+            const std::int64_t first =
+                attention.window > 0 ? std::max<std::int64_t>(0, anchor - attention.window) : 0;
+            const std::int64_t blockStart = row - j;
+            visible[row] = {{&context.keys[l], &context.values[l], first, anchor},
+                            {&ks, &vs, blockStart, blockStart + (s.blockCausal ? j + 1 : q)}};
+        }
         Activations attn(x.rows, s.heads * s.headDim);
-        parallelFor(static_cast<std::size_t>(x.rows), 4, m_threads, [&](std::size_t begin, std::size_t end) {
-            for (std::size_t r = begin; r < end; ++r) {
-                const auto row = static_cast<std::int64_t>(r);
-                const std::int64_t anchor = anchors[row / q];
-                const std::int64_t j = row % q;
-                const std::int64_t first =
-                    attention.window > 0 ? std::max<std::int64_t>(0, anchor - attention.window) : 0;
-                const AttentionKeys ctxKeys{&context.keys[l], &context.values[l], first, anchor};
-                const std::int64_t blockStart = row - j;
-                const AttentionKeys blockKeys{&ks, &vs, blockStart, blockStart + (s.blockCausal ? j + 1 : q)};
-                attendRow(qs.row(row), ctxKeys, blockKeys, s.heads, s.kvHeads, s.headDim, attn.row(row));
-            }
-        });
+        attend(qs, visible, s.heads, s.kvHeads, s.headDim, attn, m_threads);
         stored(attn);
         if (layer.g) {
             softplusGate(attn, apply(*layer.g, h), s.headDim);
@@ -478,16 +476,13 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
                 std::copy_n(vs.row(i), kvWidth, ownValues.row(i * k + step));
             }
         }
+        std::vector<RowKeys> visible(static_cast<std::size_t>(anchorCount));
+        for (std::int64_t i = 0; i < anchorCount; ++i) {
+            visible[i] = {{&context.keys[0], &context.values[0], 0, rows[i] + 1},
+                          {&ownKeys, &ownValues, i * k + 1, i * k + step + 1}};
+        }
         Activations attn(anchorCount, s.heads * s.headDim);
-        parallelFor(static_cast<std::size_t>(anchorCount), 4, m_threads,
-                    [&](std::size_t begin, std::size_t end) {
-                        for (std::size_t r = begin; r < end; ++r) {
-                            const auto i = static_cast<std::int64_t>(r);
-                            const AttentionKeys ctxKeys{&context.keys[0], &context.values[0], 0, rows[i] + 1};
-                            const AttentionKeys own{&ownKeys, &ownValues, i * k + 1, i * k + step + 1};
-                            attendRow(qs.row(i), ctxKeys, own, s.heads, s.kvHeads, s.headDim, attn.row(i));
-                        }
-                    });
+        attend(qs, visible, s.heads, s.kvHeads, s.headDim, attn, m_threads);
         stored(attn);
         Activations y = s.normBeforeResidual ? normed(g, m_hiddenNorm) : g;
         residual(y, apply(*layer.o, attn));

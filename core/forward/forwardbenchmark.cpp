@@ -7,8 +7,10 @@
 #include "core/io/floatconv.h"
 #include "core/util/parallel.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <unistd.h>
 
 namespace spark {
@@ -28,6 +30,10 @@ class MemoryLinear final : public LinearSource
     {
         toFloat(DType::BF16, reinterpret_cast<const std::byte*>(m_bits.data() + firstRow * m_cols),
                 rowCount * static_cast<std::size_t>(m_cols), out);
+    }
+    void decodeBf16(std::int64_t firstRow, std::size_t rowCount, std::uint16_t* out) const override
+    {
+        std::copy_n(m_bits.data() + firstRow * m_cols, rowCount * static_cast<std::size_t>(m_cols), out);
     }
     std::string describe() const override { return "benchmark weight"; }
 
@@ -69,66 +75,106 @@ GemmBenchmark benchmarkGemm(std::int64_t m, std::int64_t k, std::int64_t n, unsi
     for (auto& v : x.values) {
         v = static_cast<float>(next(state) % 2001) / 1000.0f - 1.0f;
     }
+    const std::vector<std::uint16_t> bf16Bits = bits;
     const MemoryLinear source(std::move(bits), n, k);
     const unsigned t = resolveThreads(static_cast<int>(threads));
-    GemmBenchmark out{m, k, n, 0, 0, std::string(gemm::target())};
+    GemmBenchmark out{m, k, n, 0, 0, 0, std::string(gemm::target()), std::string(gemm::bf16Target())};
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
     out.tiledGflops = flops / bestSeconds(reps, [&] { (void)linear(source, x, t); }) / 1e9;
+    out.bf16Gflops = flops / bestSeconds(reps, [&] { (void)linearBf16(source, x, t); }) / 1e9;
     std::vector<float> y(static_cast<std::size_t>(m * n));
+    // One contiguous slice of output columns per thread: the kernel alone.
+    const auto slices = [&](const std::function<void(std::int64_t, std::int64_t)>& multiply) {
+        parallelFor(t, 1, t, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                multiply(n * static_cast<std::int64_t>(i) / t, n * static_cast<std::int64_t>(i + 1) / t);
+            }
+        });
+    };
     out.plainGflops =
         flops /
         bestSeconds(reps,
                     [&] {
-                        // One contiguous slice of output columns per thread: the library alone.
-                        parallelFor(t, 1, t, [&](std::size_t begin, std::size_t end) {
-                            for (std::size_t i = begin; i < end; ++i) {
-                                const std::int64_t first = n * static_cast<std::int64_t>(i) / t;
-                                const std::int64_t last = n * static_cast<std::int64_t>(i + 1) / t;
-                                gemm::multiplyTransposed(x.values.data(), m, k, weights.data() + first * k,
-                                                         last - first, y.data() + first, n);
-                            }
+                        slices([&](std::int64_t first, std::int64_t last) {
+                            gemm::multiplyTransposed(x.values.data(), m, k, weights.data() + first * k,
+                                                     last - first, y.data() + first, n);
                         });
                     }) /
         1e9;
+    // Each BF16 kernel on tiles of 64 weight rows, as linearBf16 hands them out, the weights already BF16.
+    const gemm::Bf16Blocks xs(x.values.data(), m, k);
+    const std::int64_t tile = 64;
+    for (const auto& kernel : gemm::bf16Kernels()) {
+        const double seconds = bestSeconds(reps, [&] {
+            parallelFor(static_cast<std::size_t>((n + tile - 1) / tile), 1, t,
+                        [&](std::size_t begin, std::size_t end) {
+                            for (auto i = static_cast<std::int64_t>(begin);
+                                 i < static_cast<std::int64_t>(end); ++i) {
+                                kernel.multiply(xs, bf16Bits.data() + i * tile * k,
+                                                std::min(tile, n - i * tile), y.data() + i * tile, n);
+                            }
+                        });
+        });
+        out.bf16KernelGflops.emplace_back(kernel.name, flops / seconds / 1e9);
+    }
     return out;
 }
 
-AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
-                                        const std::filesystem::path& target, int k, std::int64_t anchors,
-                                        std::int64_t contextTokens, unsigned threads,
-                                        ForwardNumerics numerics)
+namespace {
+
+/// A random greedy capture for @p draft in a temporary folder (removed with it): one sequence whose last
+/// @p anchors positions are the anchors.
+class RandomCapture
 {
-    const auto checkpoint = Checkpoint::open(draft);
-    const auto spec = readDraftSpec(checkpoint);
-    // A random greedy capture: one sequence whose last `anchors` positions are the anchors.
-    const std::int64_t length = contextTokens + anchors + k + 1;
-    const auto layers = static_cast<std::uint64_t>(spec.auxLayerIds.size());
-    std::uint64_t state = 7;
-    std::vector<std::uint16_t> hidden(static_cast<std::size_t>(length) * layers *
-                                      static_cast<std::uint64_t>(spec.targetHidden));
-    for (auto& h : hidden) {
-        h = floatToBf16(static_cast<float>(next(state) % 2001) / 1000.0f - 1.0f);
+  public:
+    RandomCapture(const DraftSpec& spec, int k, std::int64_t anchors, std::int64_t contextTokens)
+        : m_folder(std::filesystem::temp_directory_path() /
+                   ("sparkulator-perf-" + std::to_string(::getpid())))
+    {
+        const std::int64_t length = contextTokens + anchors + k + 1;
+        const auto layers = static_cast<std::uint64_t>(spec.auxLayerIds.size());
+        std::uint64_t state = 7;
+        std::vector<std::uint16_t> hidden(static_cast<std::size_t>(length) * layers *
+                                          static_cast<std::uint64_t>(spec.targetHidden));
+        for (auto& h : hidden) {
+            h = floatToBf16(static_cast<float>(next(state) % 2001) / 1000.0f - 1.0f);
+        }
+        std::vector<std::int32_t> tokens(static_cast<std::size_t>(length));
+        for (auto& t : tokens) {
+            t = static_cast<std::int32_t>(next(state) % static_cast<std::uint64_t>(spec.vocab));
+        }
+        std::vector<std::uint8_t> mask(static_cast<std::size_t>(length), 0);
+        std::fill(mask.begin() + contextTokens, mask.end(), 1);
+        std::filesystem::create_directories(m_folder);
+        writeCaptureFile(file(), {std::move(hidden),
+                                  spec.auxLayerIds,
+                                  static_cast<std::uint64_t>(spec.targetHidden),
+                                  std::move(tokens),
+                                  {0, length},
+                                  std::move(mask),
+                                  {{"greedy", "true"}}});
     }
-    std::vector<std::int32_t> tokens(static_cast<std::size_t>(length));
-    for (auto& t : tokens) {
-        t = static_cast<std::int32_t>(next(state) % static_cast<std::uint64_t>(spec.vocab));
+    ~RandomCapture()
+    {
+        std::error_code ignored;
+        std::filesystem::remove_all(m_folder, ignored);
     }
-    std::vector<std::uint8_t> mask(static_cast<std::size_t>(length), 0);
-    std::fill(mask.begin() + contextTokens, mask.end(), 1);
-    const auto folder =
-        std::filesystem::temp_directory_path() / ("sparkulator-perf-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(folder);
-    const auto file = folder / "capture.safetensors";
-    writeCaptureFile(file, {std::move(hidden),
-                            spec.auxLayerIds,
-                            static_cast<std::uint64_t>(spec.targetHidden),
-                            std::move(tokens),
-                            {0, length},
-                            std::move(mask),
-                            {{"greedy", "true"}}});
+    RandomCapture(const RandomCapture&) = delete;
+    RandomCapture& operator=(const RandomCapture&) = delete;
+    std::filesystem::path file() const { return m_folder / "capture.safetensors"; }
+
+  private:
+    std::filesystem::path m_folder;
+};
+
+/// The job both benchmarks run: BF16 against the default plan in memory, every anchor in one batch.
+AcceptanceJob benchmarkJob(const std::filesystem::path& draft, const std::filesystem::path& capture,
+                           const std::filesystem::path& target, int k, std::int64_t anchors, unsigned threads,
+                           ForwardNumerics numerics)
+{
     AcceptanceJob job;
     job.draft = draft;
-    job.capture = file;
+    job.capture = capture;
     job.target = target;
     job.plan = PlanOptions{};
     job.options.k = k;
@@ -136,18 +182,43 @@ AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
     job.options.threads = threads;
     job.options.batchAnchors = anchors;
     job.numerics = numerics;
+    return job;
+}
+
+double secondsOf(const std::function<void()>& f)
+{
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
+                                        const std::filesystem::path& target, int k, std::int64_t anchors,
+                                        std::int64_t contextTokens, unsigned threads,
+                                        ForwardNumerics numerics)
+{
+    const auto spec = readDraftSpec(Checkpoint::open(draft));
+    const RandomCapture capture(spec, k, anchors, contextTokens);
+    const auto job = benchmarkJob(draft, capture.file(), target, k, anchors, threads, numerics);
     AcceptanceBenchmark out{spec.archId, anchors, k, 0, 0};
-    try {
-        const auto start = std::chrono::steady_clock::now();
-        const auto run = runAcceptance(job);
-        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        out.anchors = run.summary.anchors;
-    } catch (...) {
-        std::filesystem::remove_all(folder);
-        throw;
-    }
-    std::filesystem::remove_all(folder);
+    out.seconds = secondsOf([&] { out.anchors = runAcceptance(job).summary.anchors; });
     out.anchorsPerMinute = 60.0 * static_cast<double>(out.anchors) / out.seconds;
+    return out;
+}
+
+SensitivityBenchmark benchmarkSensitivity(const std::filesystem::path& draft,
+                                          const std::filesystem::path& target, int k, std::int64_t anchors,
+                                          std::int64_t contextTokens, unsigned threads,
+                                          ForwardNumerics numerics)
+{
+    const auto spec = readDraftSpec(Checkpoint::open(draft));
+    const RandomCapture capture(spec, k, anchors, contextTokens);
+    const auto job = benchmarkJob(draft, capture.file(), target, k, anchors, threads, numerics);
+    SensitivityBenchmark out;
+    out.anchors = anchors;
+    out.seconds = secondsOf([&] { out.units = static_cast<std::int64_t>(runSensitivity(job).size()); });
     return out;
 }
 

@@ -5,17 +5,24 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace spark {
 
 /// @brief The forward's tiled Linear (BF16 weight rows converted to FP32 tile by tile, one GEMM per tile and
-/// thread) against a plain GEMM of the same shape on weights already in FP32 (the library's own throughput).
+/// thread) against a plain GEMM of the same shape on weights already in FP32 (the library's own throughput),
+/// and the serving numerics' Linear (BF16 operands, FP32 sums) on the same shape.
 struct GemmBenchmark
 {
     std::int64_t m = 0, k = 0, n = 0;
     double tiledGflops = 0;
     double plainGflops = 0;
-    std::string target; ///< the GEMM's SIMD level
+    double bf16Gflops = 0;
+    std::string target;     ///< the FP32 GEMM's SIMD level
+    std::string bf16Target; ///< where the BF16 GEMM runs
+    /// Each BF16 kernel this machine runs on the same shape, the weights already BF16 in memory.
+    std::vector<std::pair<std::string, double>> bf16KernelGflops;
 };
 
 /// @brief Best of @p reps runs of both, on @p threads threads.
@@ -37,5 +44,19 @@ AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
                                         const std::filesystem::path& target, int k, std::int64_t anchors,
                                         std::int64_t contextTokens, unsigned threads,
                                         ForwardNumerics numerics = ForwardNumerics::Fp32);
+
+/// @brief The per-unit sensitivity (`acceptance --per-unit`: the BF16 draft once, then each unit of the
+/// default plan quantized alone) on a random capture like benchmarkAcceptance()'s.
+struct SensitivityBenchmark
+{
+    std::int64_t anchors = 0;
+    std::int64_t units = 0;
+    double seconds = 0;
+};
+
+SensitivityBenchmark benchmarkSensitivity(const std::filesystem::path& draft,
+                                          const std::filesystem::path& target, int k, std::int64_t anchors,
+                                          std::int64_t contextTokens, unsigned threads,
+                                          ForwardNumerics numerics = ForwardNumerics::Fp32);
 
 } // namespace spark

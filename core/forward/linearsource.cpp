@@ -1,6 +1,7 @@
 #include "core/forward/linearsource.h"
 
 #include "core/audit/moduledecoder.h"
+#include "core/forward/bf16kernel.h"
 #include "core/io/floatconv.h"
 #include "core/quant/quantbackend.h"
 
@@ -31,6 +32,16 @@ class StoredLinear final : public LinearSource
         const auto offset =
             static_cast<std::size_t>(firstRow) * static_cast<std::size_t>(cols()) * elementBytes;
         toFloat(m_tensor.info.dtype, bytes.data() + offset, rowCount * static_cast<std::size_t>(cols()), out);
+    }
+    const std::uint16_t* storedBf16(std::int64_t firstRow) const override
+    {
+        if (m_tensor.info.dtype != DType::BF16) {
+            return nullptr;
+        }
+        // The checkpoint's bytes are mapped; safetensors aligns no tensor, hence the unaligned loads of
+        // the BF16 kernels.
+        const auto bytes = m_checkpoint->bytes(m_tensor);
+        return reinterpret_cast<const std::uint16_t*>(bytes.data()) + firstRow * cols();
     }
     std::string describe() const override
     {
@@ -150,6 +161,14 @@ class RowSlice final : public LinearSource
     {
         m_source->decode(m_offset + firstRow, rowCount, out);
     }
+    void decodeBf16(std::int64_t firstRow, std::size_t rowCount, std::uint16_t* out) const override
+    {
+        m_source->decodeBf16(m_offset + firstRow, rowCount, out);
+    }
+    const std::uint16_t* storedBf16(std::int64_t firstRow) const override
+    {
+        return m_source->storedBf16(m_offset + firstRow);
+    }
     InputQuantization inputQuantization() const override { return m_source->inputQuantization(); }
     std::string describe() const override { return m_source->describe(); }
 
@@ -188,6 +207,14 @@ class MemoizedLinear final : public LinearSource
 std::shared_ptr<const LinearSource> memoized(std::shared_ptr<const LinearSource> source)
 {
     return std::make_shared<MemoizedLinear>(std::move(source));
+}
+
+void LinearSource::decodeBf16(std::int64_t firstRow, std::size_t rowCount, std::uint16_t* out) const
+{
+    thread_local std::vector<float> values; // a tile per call: no allocation per call
+    values.resize(rowCount * static_cast<std::size_t>(cols()));
+    decode(firstRow, rowCount, values.data());
+    kernels::toBf16(values.data(), values.size(), out);
 }
 
 void LinearSource::decodeRow(std::int64_t row, float* out) const

@@ -1,5 +1,6 @@
 // W4A16 / W8A16 at any group size (schemes-spec §3.1): the SIMD and CUDA kernels of core/quant/rtn.h
 // encode; the scalar definitions of rtnscalar.h trace and decode.
+#include "core/quant/dequantkernel.h"
 #include "core/quant/packing.h"
 #include "core/quant/quantbackend.h"
 #include "core/quant/schemecodecs.h"
@@ -63,10 +64,9 @@ class IntSymmetricCodec final : public SchemeCodec
         for (std::size_t r = 0; r < rowCount; ++r) {
             std::memcpy(rowWords.data(), parts[0].data() + r * words * 4, words * 4);
             unpackRow(rowWords.data(), cols, m_scheme.bits, q.data());
-            for (std::size_t k = 0; k < cols; ++k) {
-                const float s = rtn::loadScale(dtype, parts[1].data(), r * groups + k / width);
-                out[r * cols + k] = rtn::dequantizeValue(dtype, q[k], s);
-            }
+            kernels::dequantizeIntRow(
+                q.data(), parts[1].data() + r * groups * (static_cast<std::size_t>(dtypeBits(dtype)) / 8),
+                dtype, cols, width, out + r * cols);
         }
     }
 

@@ -137,8 +137,13 @@ class Draft(torch.nn.Module):
 
     def serve_bf16(self) -> "Draft":
         """Serving numerics: every operation's output rounded to BF16 as vLLM stores a BF16 model's
-        activations, FP32 inside each operation."""
+        activations, FP32 inside each operation; the weights BF16 too (a dequantized weight rounded, as
+        compressed-tensors decompresses into the model's dtype)."""
         self.stored = lambda x: x.to(torch.bfloat16).float()
+        with torch.no_grad():
+            for p in self.weights.values():
+                p.copy_(p.to(torch.bfloat16).float())
+        self.shared = {k: v.to(torch.bfloat16).float() for k, v in self.shared.items()}
         return self
 
     # -- tensors ------------------------------------------------------------------------------------------
