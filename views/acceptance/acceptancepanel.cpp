@@ -3,6 +3,7 @@
 #include "core/forward/acceptancerates.h"
 #include "core/forward/acceptancespeed.h"
 #include "core/forward/captureconverter.h"
+#include "core/forward/gemm.h"
 #include "core/io/filewriter.h"
 #include "views/acceptance/acceptanceplot.h"
 #include "views/acceptance/acceptancepositionmodel.h"
@@ -193,8 +194,11 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     m_anchors->setToolTip(tr("Anchors sampled in the generated region; 0 evaluates every eligible anchor"));
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_seed->setToolTip(tr("The same seed samples the same anchors on every machine"));
-    m_bf16Activations->setToolTip(tr("Both drafts store every activation as BF16, as vLLM serves a BF16 "
-                                     "model (FP32 inside each operation); off: FP32 throughout"));
+    const auto bf16Kernel = gemm::bf16Target();
+    m_bf16Activations->setToolTip(
+        tr("Both drafts store every activation as BF16, as vLLM serves a BF16 model (FP32 inside each "
+           "operation), and every Linear multiplies BF16 by BF16 (here on %1); off: FP32 throughout")
+            .arg(QString::fromUtf8(bf16Kernel.data(), static_cast<qsizetype>(bf16Kernel.size()))));
     m_numericsFloor->setToolTip(
         tr("Also run the BF16 draft under the other numerics on the same anchors: how "
            "often kernel numerics alone change a proposal, the floor under every "
