@@ -167,23 +167,30 @@ class RandomCapture
     std::filesystem::path m_folder;
 };
 
-/// The job both benchmarks run: BF16 against the default plan in memory, every anchor in one batch.
-AcceptanceJob benchmarkJob(const std::filesystem::path& draft, const std::filesystem::path& capture,
-                           const std::filesystem::path& target, int k, std::int64_t anchors, unsigned threads,
-                           ForwardNumerics numerics)
+/// What both benchmarks run: BF16 against the default plan in memory, every anchor in one batch, on a random
+/// capture for the draft.
+struct BenchmarkSetup
 {
+    DraftSpec spec;
+    RandomCapture capture;
     AcceptanceJob job;
-    job.draft = draft;
-    job.capture = capture;
-    job.target = target;
-    job.plan = PlanOptions{};
-    job.options.k = k;
-    job.options.anchorCount = anchors;
-    job.options.threads = threads;
-    job.options.batchAnchors = anchors;
-    job.numerics = numerics;
-    return job;
-}
+
+    BenchmarkSetup(const std::filesystem::path& draft, const std::filesystem::path& target, int k,
+                   std::int64_t anchors, std::int64_t contextTokens, unsigned threads,
+                   ForwardNumerics numerics)
+        : spec(readDraftSpec(Checkpoint::open(draft))), capture(spec, k, anchors, contextTokens)
+    {
+        job.draft = draft;
+        job.capture = capture.file();
+        job.target = target;
+        job.plan = PlanOptions{};
+        job.options.k = k;
+        job.options.anchorCount = anchors;
+        job.options.threads = threads;
+        job.options.batchAnchors = anchors;
+        job.numerics = numerics;
+    }
+};
 
 double secondsOf(const std::function<void()>& f)
 {
@@ -199,11 +206,9 @@ AcceptanceBenchmark benchmarkAcceptance(const std::filesystem::path& draft,
                                         std::int64_t contextTokens, unsigned threads,
                                         ForwardNumerics numerics)
 {
-    const auto spec = readDraftSpec(Checkpoint::open(draft));
-    const RandomCapture capture(spec, k, anchors, contextTokens);
-    const auto job = benchmarkJob(draft, capture.file(), target, k, anchors, threads, numerics);
-    AcceptanceBenchmark out{spec.archId, anchors, k, 0, 0};
-    out.seconds = secondsOf([&] { out.anchors = runAcceptance(job).summary.anchors; });
+    const BenchmarkSetup setup(draft, target, k, anchors, contextTokens, threads, numerics);
+    AcceptanceBenchmark out{setup.spec.archId, anchors, k, 0, 0};
+    out.seconds = secondsOf([&] { out.anchors = runAcceptance(setup.job).summary.anchors; });
     out.anchorsPerMinute = 60.0 * static_cast<double>(out.anchors) / out.seconds;
     return out;
 }
@@ -213,12 +218,10 @@ SensitivityBenchmark benchmarkSensitivity(const std::filesystem::path& draft,
                                           std::int64_t contextTokens, unsigned threads,
                                           ForwardNumerics numerics)
 {
-    const auto spec = readDraftSpec(Checkpoint::open(draft));
-    const RandomCapture capture(spec, k, anchors, contextTokens);
-    const auto job = benchmarkJob(draft, capture.file(), target, k, anchors, threads, numerics);
+    const BenchmarkSetup setup(draft, target, k, anchors, contextTokens, threads, numerics);
     SensitivityBenchmark out;
     out.anchors = anchors;
-    out.seconds = secondsOf([&] { out.units = static_cast<std::int64_t>(runSensitivity(job).size()); });
+    out.seconds = secondsOf([&] { out.units = static_cast<std::int64_t>(runSensitivity(setup.job).size()); });
     return out;
 }
 

@@ -145,7 +145,7 @@ Bf16Blocks::Bf16Blocks(const float* x, std::int64_t m, std::int64_t k)
         for (std::int64_t b = 0; b < columnBlocks(); ++b) {
             const std::int64_t first = b * kColumnBlock;
             std::copy_n(row.data() + first, std::min(kColumnBlock, k - first),
-                        const_cast<std::uint16_t*>(block(i / kRowBlock, b)) + (i % kRowBlock) * kColumnBlock);
+                        bits.begin() + blockOffset(i / kRowBlock, b) + (i % kRowBlock) * kColumnBlock);
         }
     }
 }

@@ -35,7 +35,11 @@ struct Bf16Blocks
     /// @brief The block of rows [16·rowBlock, +16) and columns [32·columnBlock, +32).
     const std::uint16_t* block(std::int64_t rowBlock, std::int64_t columnBlock) const
     {
-        return bits.data() + (rowBlock * columnBlocks() + columnBlock) * kRowBlock * kColumnBlock;
+        return bits.data() + blockOffset(rowBlock, columnBlock);
+    }
+    std::int64_t blockOffset(std::int64_t rowBlock, std::int64_t columnBlock) const
+    {
+        return (rowBlock * columnBlocks() + columnBlock) * kRowBlock * kColumnBlock;
     }
 };
 

@@ -6,6 +6,7 @@
 #include "core/quant/quantbackend.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 
@@ -38,9 +39,12 @@ class StoredLinear final : public LinearSource
         if (m_tensor.info.dtype != DType::BF16) {
             return nullptr;
         }
-        // The checkpoint's bytes are mapped; safetensors aligns no tensor, hence the unaligned loads of
-        // the BF16 kernels.
+        // The checkpoint's bytes are mapped. safetensors aligns no tensor (the kernels load unaligned
+        // vectors), and a tensor at an odd address is left to decodeBf16().
         const auto bytes = m_checkpoint->bytes(m_tensor);
+        if (reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(std::uint16_t) != 0) {
+            return nullptr;
+        }
         return reinterpret_cast<const std::uint16_t*>(bytes.data()) + firstRow * cols();
     }
     std::string describe() const override

@@ -28,15 +28,11 @@ class LinearSource
     /// @brief Rows [firstRow, firstRow + rowCount) as floats, row-major, into @p out.
     virtual void decode(std::int64_t firstRow, std::size_t rowCount, float* out) const = 0;
     /// @brief The same rows rounded to BF16 (nearest even), as bit patterns: the weight a BF16 model serves
-    /// (compressed-tensors decompresses into the model's dtype). A BF16 source copies its bytes.
+    /// (compressed-tensors decompresses into the model's dtype).
     virtual void decodeBf16(std::int64_t firstRow, std::size_t rowCount, std::uint16_t* out) const;
     /// @brief Row @p firstRow of a weight stored as BF16 in memory, rows contiguous after it, for the serving
     /// GEMM to read in place; nullptr when the source computes its rows.
-    virtual const std::uint16_t* storedBf16(std::int64_t firstRow) const
-    {
-        (void)firstRow;
-        return nullptr;
-    }
+    virtual const std::uint16_t* storedBf16(std::int64_t /*firstRow*/) const { return nullptr; }
     /// @brief What the serving kernel does to this module's inputs (FP8_DYNAMIC quantizes them per token).
     virtual InputQuantization inputQuantization() const { return InputQuantization::None; }
     /// @brief What the source is, for messages: "layers.0.mlp.up_proj (W4A16, in memory)".
