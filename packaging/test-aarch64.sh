@@ -4,23 +4,25 @@
 #      neither remove nor upgrade an installed package), and the arm64 libraries the core, the CLI and the
 #      core tests need (Qt 6 Core/Test, Highway, Boost headers, nlohmann-json), unpacked from their arm64
 #      .debs into a sysroot folder (see "Why a sysroot" below);
-#   2. cross-builds the core, the CLI and the core unit tests (no GUI, no CUDA) with packaging/aarch64.cmake;
+#   2. cross-builds the core, the CLI and the tests it runs (no GUI, no CUDA) with packaging/aarch64.cmake;
 #   3. runs everything under qemu-user with SPARK_THREADS=1 (no thread is ever started) and a hard timeout
 #      per command, once per CPU model: cortex-a72 (NEON), and `max` with SVE vector lengths of 128, 256
 #      and 512 bits, so that Highway's runtime dispatch takes four different code paths
 #      (NEON, SVE2_128, SVE_256, SVE2: printed below from `sparkulator-cli perf`):
-#        a. the core unit tests (tst_* without tst_gui_*, tst_cudaparity): the Highway kernel tests under
-#           every CPU model, every other test and the fuzz replays once (under NEON);
-#        b. a golden run: demo drafts of every architecture, and the golden fixtures of tests/data, each
-#           quantized, verified and analyzed (--json) with every scheme, and quantized and verified under
-#           the searching roundings (mse, range); every output file (and the exit status of every command)
-#           must be byte-identical to an x86-64 run of the same commands;
+#        a. the tests of the SIMD kernels against their scalar definitions (quantize, pack, decode,
+#           statistics, the BF16 and FP32 GEMMs) and the forward's logits on the trained drafts against the
+#           PyTorch reference's (GEMMs and attention on each target);
+#        b. a golden run: every scheme exported, verified and analyzed (--json) on the golden fixtures, the
+#           searching roundings (mse, range), a demo draft of every architecture with its preset, check,
+#           compare and sweep; every output file (and the exit status of every command) must be
+#           byte-identical to an x86-64 run of the same commands.
+#      Every other test (files, plans, the allocator, GPTQ, the CLI, the fuzz replays) exercises no code
+#      that differs by instruction set beyond what a. and b. compare, and runs natively (packaging/test.sh);
 #   4. packs the cross build into an arm64 .deb (cpack), unpacks it and runs its CLI (demo, quantize,
 #      verify) under qemu.
 # The last line is the summary, e.g.
-#   aarch64: 53 tests passed; outputs byte-identical on NEON, SVE128, SVE256, SVE512
-# and the exit status is non-zero on any failure or difference. With the cross-build already done it took 40
-# minutes on the project's 2-vCPU build machine with SPARK_JOBS=2; a cross-build from scratch adds about 13.
+#   aarch64: 32 tests passed; outputs byte-identical on NEON, SVE128, SVE256, SVE512
+# and the exit status is non-zero on any failure or difference. HACKING.md gives its time.
 #
 # Why a sysroot: with dpkg multiarch, qt6-base-dev:arm64 & co. are Multi-Arch: same, so apt must bring every
 # shared amd64 library (libc6, zlib1g, libglib2.0-0, libssl3, systemd, mesa, ...) to exactly the arm64
@@ -61,14 +63,14 @@ declare -A qemu_cpu=(
   [SVE512]=max,sve-default-vector-length=64
 )
 schemes=(W4A16 W4A16:g32 W4A16:g64 W4A16:channel W4A16_ASYM W8A16 W8A16:channel FP8_DYNAMIC NVFP4A16)
-# The tests of the Highway kernels (SIMD against scalar definitions and golden vectors): they run under every
-# CPU model, since each model takes another dispatch path (and the tests also run every other target the
-# model supports). Every other core test runs the pipeline around the kernels (files, plans, sweeps, the
-# forward, GPTQ), whose outputs the golden run compares byte for byte on all four models: it runs once, under
-# NEON, which qemu emulates about 3x faster than SVE (tst_statssample: 68 s against 205 s under SVE128); four
-# times under SVE it would only repeat those paths, for over an hour.
-kernel_tests=(tst_quantgolden tst_quantpack tst_quantsimd tst_roundinggolden tst_schemegolden tst_statssample)
-pipeline_model=NEON
+# The tests of the SIMD kernels (Highway targets against scalar definitions and golden vectors; the BF16 and
+# FP32 GEMMs against exact sums) and of the forward against the PyTorch reference's logits: they run under
+# every CPU model, since each model takes another dispatch path (and the Highway tests also run every other
+# target the model supports). Only these are built and run here: every other test exercises the pipeline
+# around the kernels (files, plans, sweeps, the allocator, GPTQ, the CLI), whose outputs the golden run
+# compares byte for byte on all four models, and runs natively in packaging/test.sh.
+kernel_tests=(tst_quantgolden tst_quantpack tst_quantsimd tst_roundinggolden tst_schemegolden tst_statssample
+  tst_bf16gemm tst_forwardgolden)
 architectures=(laguna-dflash glm-dspark qwen3-dflash llama-eagle3)
 test_timeout=900 # one emulated test executable
 cli_timeout=300  # one emulated CLI command
@@ -171,7 +173,8 @@ timeout 600 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$root/packag
   -DSPARK_AARCH64_SYSROOT="$sysroot" -DCMAKE_BUILD_TYPE=Release -DSPARK_BUILD_GUI=OFF -DSPARK_CUDA=OFF \
   -DBUILD_TESTING=ON -DSPARK_WERROR=ON >"$build/configure.log" 2>&1 ||
   { tail -40 "$build/configure.log"; fail "configure"; }
-timeout 3600 nice cmake --build "$build" -j"$jobs" >"$build/build.log" 2>&1 ||
+timeout 3600 nice cmake --build "$build" -j"$jobs" --target sparkulator-cli tst_parallel "${kernel_tests[@]}" \
+  >"$build/build.log" 2>&1 ||
   { grep -E -A5 'error|FAILED' "$build/build.log" | head -60; fail "cross-build"; }
 arm_cli="$build/app/cli/sparkulator-cli"
 readelf -h "$arm_cli" | grep -q 'Machine:.*AArch64' || fail "$arm_cli is not an aarch64 executable"
@@ -232,42 +235,16 @@ fi
 echo "no clone(CLONE_THREAD) in quantize or tst_parallel"
 
 # ---------------------------------------------------------------------------------------------------------
-step "core unit tests under qemu (${models[*]})"
+step "SIMD kernel and forward tests under qemu (${models[*]})"
 rm -rf "$logs"
 mkdir -p "$logs"
-tests=()
-for t in "$build"/tests/tst_*; do
-  name=${t##*/}
-  if [ ! -f "$t" ] || [ ! -x "$t" ]; then
-    continue
-  fi
-  case "$name" in
-    tst_gui_*) continue ;; # not built without the GUI
-    tst_cudaparity)
-      echo "excluded: tst_cudaparity (CPU vs CUDA on a GPU; no CUDA in an aarch64 emulator, it would only skip)"
-      continue
-      ;;
-    tst_trainedreplay | tst_trainedartefacts | tst_trainedallocation | tst_trainedrates | tst_capturereaders)
-      # The forward's graph against an independent reference, data files' hashes, the acceptance
-      # objective's CLI contract and the capture layouts other tools write: nothing in them depends on the
-      # instruction set, and running the trained drafts emulated would cost minutes each.
-      echo "excluded: $name (no target-specific code; run natively by packaging/test.sh)"
-      continue
-      ;;
-  esac
-  tests+=("$name")
+for name in "${kernel_tests[@]}"; do
+  [ -x "$build/tests/$name" ] || fail "kernel test $name was not built"
 done
-[ ${#tests[@]} -gt 0 ] || fail "no test executables in $build/tests"
 
-# The fuzz replays (header and config parsers: no SIMD, so one CPU model) get 300 rounds instead of ctest's
-# 3000: 3000 take five minutes in the emulator.
 run_test() { # MODEL NAME: exit status in $logs/MODEL/NAME.rc
   local m=$1 name=$2 dir="$logs/$1" rc=0
-  case "$name" in
-    fuzz_headers) emulate "$m" "$test_timeout" "$build/tests/fuzz/fuzz_headers" tests/fuzz/corpus 300 ;;
-    fuzz_config) emulate "$m" "$test_timeout" "$build/tests/fuzz/fuzz_config" tests/fuzz/corpus-config 300 ;;
-    *) emulate "$m" "$test_timeout" "$build/tests/$name" -callgrindchild ;;
-  esac >"$dir/$name.log" 2>&1 || rc=$?
+  emulate "$m" "$test_timeout" "$build/tests/$name" -callgrindchild >"$dir/$name.log" 2>&1 || rc=$?
   echo "$rc" >"$dir/$name.rc"
 }
 # A simple job pool: at most $jobs emulated processes at once.
@@ -276,28 +253,15 @@ pool_wait() {
     wait -n || true
   done
 }
-for name in "${kernel_tests[@]}"; do
-  [ -x "$build/tests/$name" ] || fail "kernel test $name was not built"
-done
-# Jobs as "MODEL NAME", the longest first (minutes each under emulation: the forward, GPTQ's FP64 solves,
-# the allocator's sweeps), so that the pool's jobs end together.
-slow_first=(tst_gptqexport tst_budgetallocator tst_hessiancapture tst_acceptance tst_roundingexport)
+# Jobs as "MODEL NAME", SVE models first (qemu emulates them about 3x slower than NEON), so that the pool's
+# jobs end together.
 queue=()
-for name in "${slow_first[@]}"; do
-  [ -x "$build/tests/$name" ] && queue+=("$pipeline_model $name")
-done
-for name in "${tests[@]}"; do
-  [[ " ${slow_first[*]} " == *" $name "* ]] || queue+=("$pipeline_model $name")
-done
-for m in "${models[@]}"; do
+for m in SVE512 SVE256 SVE128 NEON; do
   mkdir -p "$logs/$m"
-  if [ "$m" != "$pipeline_model" ]; then
-    for name in "${kernel_tests[@]}"; do
-      queue+=("$m $name")
-    done
-  fi
+  for name in "${kernel_tests[@]}"; do
+    queue+=("$m $name")
+  done
 done
-queue+=("$pipeline_model fuzz_headers" "$pipeline_model fuzz_config")
 for job in "${queue[@]}"; do
   read -r m name <<<"$job"
   pool_wait
@@ -328,7 +292,7 @@ step "golden run: x86-64 reference and ${models[*]}"
 # Normalised, nothing else: the CPU backend's name in quantize's summary line ("CPU (AVX3)" vs "CPU (SVE2)")
 # says which SIMD target ran, which differs by design; sweep's timing fields (below).
 golden_side() { # SIDE: runs every command with $cli (an array) in $work/SIDE
-  local dir="$work/$1" a s tag rules
+  local dir="$work/$1" a s tag
   mkdir -p "$dir"
   cp -r tests/data/golden/fixture "$dir/g4"
   cp -r tests/data/golden-schemes/fixture "$dir/gs"
@@ -341,17 +305,12 @@ golden_side() { # SIDE: runs every command with $cli (an array) in $work/SIDE
     sed -i -E 's/CPU \([A-Za-z0-9_]+\)/CPU (SIMD target)/' "$name.out" "$name.err"
     echo "$name $rc" >>status.txt
   }
+  # A demo draft of every architecture under its preset's plan (a scheme per module; the kernels are the
+  # ones the fixtures below run under every scheme).
   for a in "${architectures[@]}"; do
     run "demo-$a" demo --arch "$a" --scale tiny --out "demo-$a"
-    for s in "${schemes[@]}"; do
-      tag="$a-${s//:/-}"
-      rules=(--scheme "Linear=$s")
-      # DFlash/DSpark: vLLM reads qkv_proj raw, a rule quantizing it is a plan error (docs/quantization.md)
-      [ "$a" = llama-eagle3 ] || rules+=(--scheme 're:.*qkv_proj$=BF16')
-      run "quantize-$tag" quantize "demo-$a" "${rules[@]}" --out "q-$tag" --backend cpu --no-verify
-      run "verify-$tag" verify "demo-$a" "q-$tag" --json --backend cpu
-      run "analyze-$tag" analyze "demo-$a" --scheme "$s" --json --backend cpu
-    done
+    run "quantize-$a" quantize "demo-$a" --out "q-$a" --backend cpu --no-verify
+    run "verify-$a" verify "demo-$a" "q-$a" --json --backend cpu
   done
   for s in "${schemes[@]}"; do
     tag="gs-${s//:/-}"
@@ -379,7 +338,7 @@ golden_side() { # SIDE: runs every command with $cli (an array) in $work/SIDE
   run compare-mixed compare gs mixed --json --backend cpu
   # The sensitivity sweep's error figures must match too; its "seconds" and "gbps" fields time the run
   # (emulated: meaningless) and are blanked on every side.
-  for a in gs g4 "${architectures[@]/#/demo-}"; do
+  for a in gs g4 demo-llama-eagle3; do
     run "sweep-$a" sweep "$a" --json
     sed -i -E 's/^( *"(seconds|gbps)": ).*$/\1"(timing, not compared)",/' "sweep-$a.out"
   done

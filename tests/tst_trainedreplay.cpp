@@ -135,61 +135,68 @@ void compareOnline(const nlohmann::json& product, const nlohmann::json& online)
     }
 }
 
+/// One family's rows: BF16 and each export the reference loop dequantized.
+void addRows(const char* family)
+{
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<QString>("scheme"); // empty: BF16
+    for (const char* scheme :
+         {"", "W4A16", "W8A16", "NVFP4A16", "FP8_DYNAMIC", "allocated", "allocated-fewest-bytes"}) {
+        QTest::addRow("%s %s", family, *scheme ? scheme : "BF16") << family << scheme;
+    }
+}
+
+void replayEqualsTheOnlineLoop()
+{
+    QFETCH(QString, family);
+    QFETCH(QString, scheme);
+    const auto name = family.toStdString() + (scheme.isEmpty() ? "" : "-" + scheme.toStdString());
+    const auto reference = referenceLoop(name, "capture-features");
+    QTemporaryDir dir;
+    std::string draft = (trained() / family.toStdString()).string();
+    if (!scheme.isEmpty()) {
+        // The same export the reference loop dequantized: the options it records.
+        auto args = reference.at("export").get<std::vector<std::string>>();
+        const auto quantized = dir.filePath(QStringLiteral("q")).toStdString();
+        args.insert(args.begin() + 1, {draft, "--out", quantized});
+        cli(args);
+        draft = quantized;
+    }
+    const auto product = productReplay(draft);
+    std::int64_t compared = 0;
+    try {
+        compared = compareCycles(product, reference, QString::fromStdString(name),
+                                 scheme == QStringLiteral("FP8_DYNAMIC") ? kNearTieFp8Inputs : kNearTie);
+    } catch (const std::exception& e) {
+        QFAIL(e.what());
+    }
+    // Near-ties end a sequence's comparison; most cycles must still be compared, so that a product that
+    // departs from the reference everywhere cannot pass on the few cycles before each departure.
+    const auto cycles = reference.at("attempted").at(0).get<std::int64_t>();
+    const double share = scheme == QStringLiteral("FP8_DYNAMIC") ? kComparedShareFp8Inputs : kComparedShare;
+    QVERIFY2(static_cast<double>(compared) >= share * static_cast<double>(cycles),
+             qPrintable(QStringLiteral("%1 of %2 cycles compared").arg(compared).arg(cycles)));
+    const auto onlineFile = trained() / "loops" / (name + "-online-features.json");
+    if (std::filesystem::exists(onlineFile)) {
+        compareOnline(product, readJsonFile(onlineFile));
+    }
+}
+
 } // namespace
 
+// One test function per draft (tests/CMakeLists.txt runs each as its own ctest entry, so that they run in
+// parallel and none runs long).
 class TestTrainedReplay : public QObject
 {
     Q_OBJECT
 
   private Q_SLOTS:
-    void replayEqualsTheOnlineLoop_data()
-    {
-        QTest::addColumn<QString>("family");
-        QTest::addColumn<QString>("scheme"); // empty: BF16
-        for (const char* family : {"eagle3", "qwen3-dflash", "dspark"}) {
-            for (const char* scheme :
-                 {"", "W4A16", "W8A16", "NVFP4A16", "FP8_DYNAMIC", "allocated", "allocated-fewest-bytes"}) {
-                QTest::addRow("%s %s", family, *scheme ? scheme : "BF16") << family << scheme;
-            }
-        }
-    }
-
-    void replayEqualsTheOnlineLoop()
-    {
-        QFETCH(QString, family);
-        QFETCH(QString, scheme);
-        const auto name = family.toStdString() + (scheme.isEmpty() ? "" : "-" + scheme.toStdString());
-        const auto reference = referenceLoop(name, "capture-features");
-        QTemporaryDir dir;
-        std::string draft = (trained() / family.toStdString()).string();
-        if (!scheme.isEmpty()) {
-            // The same export the reference loop dequantized: the options it records.
-            auto args = reference.at("export").get<std::vector<std::string>>();
-            const auto quantized = dir.filePath(QStringLiteral("q")).toStdString();
-            args.insert(args.begin() + 1, {draft, "--out", quantized});
-            cli(args);
-            draft = quantized;
-        }
-        const auto product = productReplay(draft);
-        std::int64_t compared = 0;
-        try {
-            compared = compareCycles(product, reference, QString::fromStdString(name),
-                                     scheme == QStringLiteral("FP8_DYNAMIC") ? kNearTieFp8Inputs : kNearTie);
-        } catch (const std::exception& e) {
-            QFAIL(e.what());
-        }
-        // Near-ties end a sequence's comparison; most cycles must still be compared, so that a product
-        // that departs from the reference everywhere cannot pass on the few cycles before each departure.
-        const auto cycles = reference.at("attempted").at(0).get<std::int64_t>();
-        const double share =
-            scheme == QStringLiteral("FP8_DYNAMIC") ? kComparedShareFp8Inputs : kComparedShare;
-        QVERIFY2(static_cast<double>(compared) >= share * static_cast<double>(cycles),
-                 qPrintable(QStringLiteral("%1 of %2 cycles compared").arg(compared).arg(cycles)));
-        const auto onlineFile = trained() / "loops" / (name + "-online-features.json");
-        if (std::filesystem::exists(onlineFile)) {
-            compareOnline(product, readJsonFile(onlineFile));
-        }
-    }
+    void eagle3_data() { addRows("eagle3"); }
+    void eagle3() { replayEqualsTheOnlineLoop(); }
+    void qwen3Dflash_data() { addRows("qwen3-dflash"); }
+    void qwen3Dflash() { replayEqualsTheOnlineLoop(); }
+    void dspark_data() { addRows("dspark"); }
+    void dspark() { replayEqualsTheOnlineLoop(); }
 
     /// The first sequences written as a speculators hs_* directory (layer ids and prompt length in its
     /// capture.json) replay exactly as the same sequences of the capture file.

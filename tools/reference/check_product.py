@@ -34,7 +34,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 import common
 import stio
-from drafts import Draft, load_shared
+from draftlogits import captured, reference_logits
 
 K = 4
 ANCHORS = 48
@@ -63,32 +63,6 @@ def acceptance(cli: str, family: str, dump: Path, extra: list[str], anchors: int
     return json.loads(run.stdout)
 
 
-def captured():
-    tensors, meta = stio.load(common.TRAINED / "capture" / "hidden_states.safetensors")
-    return tensors, json.loads(meta["layer_ids"])
-
-
-@torch.no_grad()
-def reference_logits(family: str, samples, positions, tensors, layer_ids, serving: bool = False):
-    shared = load_shared(common.TRAINED / "target")
-    draft = Draft.load(common.TRAINED / family, shared)
-    if serving:
-        draft.serve_bf16()
-    slots = [layer_ids.index(i) for i in draft.spec.aux_ids]
-    off = tensors["sample_offsets"].tolist()
-    out = torch.zeros(len(samples), K, draft.spec.draft_vocab)
-    for s in sorted(set(samples.tolist())):
-        rows = np.nonzero(samples == s)[0]
-        tokens = tensors["token_ids"][off[s]:off[s + 1]].long()
-        h = tensors["hidden_states"][off[s]:off[s + 1]][:, slots].float()
-        aux = h.reshape(h.shape[0], -1)
-        length = int(positions[rows].max())
-        ctx = draft.context(aux[:length], tokens)
-        _, logits = draft.propose(ctx, tokens, torch.from_numpy(positions[rows]), K)
-        out[torch.from_numpy(rows)] = logits
-    return out
-
-
 def compare_logits(label: str, mine, ref, tolerance: float, near_tie: float):
     """Per (anchor, step) row: max|mine − ref| / max|ref| within @p tolerance, and the same argmax except
     where the reference's top two lie within @p near_tie of its largest |logit|."""
@@ -111,7 +85,7 @@ def check_logits(cli: str, tmp: Path):
         acceptance(cli, family, dump, ["--bf16-only"])
         d, _ = stio.load(dump)
         samples, positions = d["anchor_sample"].numpy(), d["anchor_position"].numpy()
-        ref = reference_logits(family, samples, positions, tensors, layer_ids)
+        ref = reference_logits(family, samples, positions, tensors, layer_ids, K)
         compare_logits(family, d["logits_base"], ref, LOGIT_TOLERANCE, NEAR_TIE)
 
         # The same anchors (same seed and count) under serving numerics.
@@ -120,7 +94,7 @@ def check_logits(cli: str, tmp: Path):
         served, _ = stio.load(dump)
         mine = served["logits_base"]
         compare_logits(f"{family} (bf16 activations)", mine,
-                       reference_logits(family, samples, positions, tensors, layer_ids, serving=True),
+                       reference_logits(family, samples, positions, tensors, layer_ids, K, serving=True),
                        SERVING_TOLERANCE, SERVING_NEAR_TIE)
         told_apart += int((mine.argmax(-1) != ref.argmax(-1)).sum())
     print(f"bf16 activations change the argmax of {told_apart} rows against the FP32 reference")
@@ -182,7 +156,7 @@ def check_config_keys(cli: str, tmp: Path):
         acceptance(cli, str(variant), dump, ["--bf16-only"], anchors=16)
         d, _ = stio.load(dump)
         samples, positions = d["anchor_sample"].numpy(), d["anchor_position"].numpy()
-        ref = reference_logits(str(variant), samples, positions, tensors, layer_ids)
+        ref = reference_logits(str(variant), samples, positions, tensors, layer_ids, K)
         error = float(((d["logits_base"] - ref).abs().amax(-1) / ref.abs().amax(-1)).max())
         print(f"{name}: max relative logit error {error:.2e}")
         check(error <= LOGIT_TOLERANCE, f"{name}: logits differ by {error:.2e}")

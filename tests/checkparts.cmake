@@ -1,0 +1,15 @@
+# ctest NAME.parts: the test functions of EXECUTABLE (its -functions listing) must be exactly PARTS (comma
+# separated), the ctest entries tests/CMakeLists.txt runs it as; a function added but not listed would never run.
+execute_process(COMMAND ${EXECUTABLE} -functions OUTPUT_VARIABLE listing RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${EXECUTABLE} -functions: exit ${status}")
+endif()
+string(REGEX MATCHALL "[A-Za-z0-9_]+\\(\\)" functions "${listing}")
+list(TRANSFORM functions REPLACE "\\(\\)$" "")
+list(SORT functions)
+string(REPLACE "," ";" parts "${PARTS}")
+list(SORT parts)
+if(NOT functions STREQUAL parts)
+  message(FATAL_ERROR "${EXECUTABLE} has the test functions [${functions}], its ctest parts are [${parts}]")
+endif()
+message(STATUS "${EXECUTABLE}: ${PARTS}")
