@@ -71,6 +71,8 @@ class TestAcceptance : public QObject
     void badCapturesAreNamed();
     void cliReportsAndDumps();
     void nonGreedyCaptureUsesTargetHead();
+    void temperatureZeroIsGreedy();
+    void temperatureNeedsTheTargetsDistribution();
     void perUnitSensitivityRanksUnits();
 
   private:
@@ -392,6 +394,84 @@ void TestAcceptance::nonGreedyCaptureUsesTargetHead()
     }
     job.target.clear();
     QVERIFY_THROWS_EXCEPTION(ForwardInputError, runAcceptance(job));
+}
+
+void TestAcceptance::temperatureZeroIsGreedy()
+{
+    // The trained EAGLE-3 head on its greedy capture: --temperature 0 is today's greedy count to the byte,
+    // and a small temperature tends to it (the target's distribution sharpens onto its greedy token, which
+    // the capture holds; only near-ties of the target keep a product from reaching 0 or 1).
+    const auto trained = test::dataPath("trained");
+    const std::vector<std::string> common{"acceptance",
+                                          (trained / "eagle3").string(),
+                                          "--hidden-states",
+                                          (trained / "capture").string(),
+                                          "--target-model",
+                                          (trained / "target").string(),
+                                          "--k",
+                                          "3",
+                                          "--anchors",
+                                          "256",
+                                          "--bf16-only",
+                                          "--json"};
+    const auto greedy = test::runCli(common);
+    QVERIFY2(greedy.exitCode == 0, greedy.err.c_str());
+    auto args = common;
+    args.insert(args.end(), {"--temperature", "0"});
+    const auto zero = test::runCli(args);
+    QCOMPARE(zero.out, greedy.out);
+    args = common;
+    args.insert(args.end(), {"--temperature", "0.02"});
+    const auto cold = test::runCli(args);
+    QVERIFY2(cold.exitCode == 0, cold.err.c_str());
+    QVERIFY2(cold.err.find("greedy continuations") != std::string::npos, cold.err.c_str());
+    const auto g = nlohmann::json::parse(greedy.out), c = nlohmann::json::parse(cold.out);
+    QCOMPARE(c["temperature"].get<double>(), 0.02);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const double counted = g["positions"][i]["accept_base"].get<double>();
+        QCOMPARE(c["positions"][i]["accept_base_counted"].get<double>(), counted);
+        QVERIFY2(std::abs(c["positions"][i]["accept_base"].get<double>() - counted) < 0.01,
+                 c["positions"][i].dump().c_str());
+    }
+}
+
+void TestAcceptance::temperatureNeedsTheTargetsDistribution()
+{
+    const auto trained = test::dataPath("trained");
+    const std::vector<std::string> common{"acceptance", (trained / "eagle3").string(), "--hidden-states",
+                                          (trained / "capture").string(), "--bf16-only"};
+    auto args = common;
+    args.insert(args.end(),
+                {"--target-model", (trained / "target").string(), "--draft-sampling", "probabilistic"});
+    const auto noTemperature = test::runCli(args);
+    QCOMPARE(noTemperature.exitCode, 2);
+    QVERIFY2(noTemperature.err.find("--draft-sampling needs --temperature") != std::string::npos,
+             noTemperature.err.c_str());
+    args = common;
+    args.insert(args.end(), {"--target-model", (trained / "target").string(), "--temperature", "-1"});
+    QCOMPARE(test::runCli(args).exitCode, 2);
+    // The target's distribution comes from the capture's last layer: a capture without it is refused, naming
+    // the field.
+    const auto& set = m_sets.at("qwen3-dflash");
+    const auto alone = std::filesystem::path(m_dir.path().toStdString()) / "no-last-layer.safetensors";
+    const auto source = SafetensorsFile::open(set.capture / "hidden_states.safetensors");
+    std::vector<TensorBytes> tensors;
+    for (const auto& t : source->tensors()) {
+        const auto bytes = source->bytes(t);
+        tensors.push_back({{t.name, t.dtype, t.shape}, std::vector<std::byte>(bytes.begin(), bytes.end())});
+    }
+    auto meta = source->header().metadata;
+    meta["last_layer_included"] = "false";
+    writeSafetensorsFile(alone, std::move(tensors), meta);
+    auto job = jobFor(set, 2);
+    job.capture = alone;
+    job.options.temperature = 0.7;
+    try {
+        runAcceptance(job);
+        QFAIL("a run at a temperature without the capture's last layer must be refused");
+    } catch (const ForwardInputError& e) {
+        QVERIFY2(std::string(e.what()).find("last_layer_included") != std::string::npos, e.what());
+    }
 }
 
 void TestAcceptance::perUnitSensitivityRanksUnits()

@@ -199,6 +199,40 @@ class TestGuiAcceptance : public QObject
                  qPrintable(m_panel->tauText()));
     }
 
+    void temperatureAndDraftSamplingReachTheRun()
+    {
+        // The drafting choice waits for a temperature; a run at T > 0 measures every proposal by its
+        // acceptance probability (the BF16 side equal to core's on the same inputs), and says so beside τ.
+        setInputs(2, 24);
+        m_panel->planRadio()->setChecked(true);
+        QVERIFY(!m_panel->draftSamplingBox()->isEnabled());
+        m_panel->temperatureBox()->setValue(0.8);
+        QVERIFY(m_panel->draftSamplingBox()->isEnabled());
+        m_panel->draftSamplingBox()->setCurrentIndex(
+            m_panel->draftSamplingBox()->findText(QStringLiteral("probabilistic")));
+        const auto result = clickAndWait(m_panel->runButton());
+        m_panel->temperatureBox()->setValue(0);
+        QVERIFY(!m_panel->draftSamplingBox()->isEnabled());
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.run && result.run->summary.sampled);
+        for (const auto& o : result.run->outcomes) {
+            QCOMPARE(static_cast<int>(o.base.acceptance.size()), 2);
+        }
+        AcceptanceJob job;
+        job.draft = m_draft.toStdString();
+        job.capture = m_capture.toStdString();
+        job.target = m_target.toStdString();
+        job.options.k = 2;
+        job.options.anchorCount = 24;
+        job.options.seed = 3;
+        job.options.temperature = 0.8;
+        job.options.drafting = DraftSampling::Probabilistic;
+        const auto expected = runAcceptance(job).summary;
+        QCOMPARE(result.run->summary.tauBase, expected.tauBase); // the BF16 side, whatever the plan
+        QVERIFY2(m_panel->tauText().contains(QStringLiteral("at T = 0.80 (probabilistic drafting)")),
+                 qPrintable(m_panel->tauText()));
+    }
+
     void badCaptureNamesTheFile()
     {
         const QString bad = m_dir.filePath(QStringLiteral("broken.safetensors"));

@@ -30,7 +30,8 @@ void printAcceptance(std::ostream& out, const AcceptanceSummary& s, const std::s
     out << "anchors: " << s.anchors << ", k = " << s.k << "\n";
     out << "position  a_i " << baseName << " [95% CI]";
     if (s.paired) {
-        out << "  |  a_i " << quantName << " [95% CI]  |  delta [95% CI]  |  flips  |  bound  |  KL(B||Q)";
+        out << "  |  a_i " << quantName << " [95% CI]  |  delta [95% CI]  |  flips  |  "
+            << (s.sampled ? "" : "bound  |  ") << "KL(B||Q)";
     }
     out << "  |  margin p10/p50/p90\n";
     for (std::size_t i = 0; i < s.positions.size(); ++i) {
@@ -41,7 +42,7 @@ void printAcceptance(std::ostream& out, const AcceptanceSummary& s, const std::s
             out << "  |  " << fixed(p.acceptQuant) << " [" << fixed(p.acceptQuantLow) << ", "
                 << fixed(p.acceptQuantHigh) << "]  |  " << signedFixed(p.delta) << " ["
                 << signedFixed(p.deltaLow) << ", " << signedFixed(p.deltaHigh) << "]  |  "
-                << fixed(100 * p.flipRate, 2) << "%  |  " << fixed(p.lowerBound) << "  |  "
+                << fixed(100 * p.flipRate, 2) << "%  |  " << (s.sampled ? "" : fixed(p.lowerBound) + "  |  ")
                 << fixed(p.meanKl, 6);
         }
         out << "  |  " << fixed(p.marginP10, 3) << "/" << fixed(p.marginP50, 3) << "/"
@@ -84,15 +85,23 @@ nlohmann::ordered_json acceptanceJson(const AcceptanceSummary& s, const std::str
         nlohmann::ordered_json e;
         e["accept_base"] = p.acceptBase;
         e["accept_base_ci"] = {p.acceptBaseLow, p.acceptBaseHigh};
+        if (s.sampled) { // the share of anchors whose proposals equal the captured tokens
+            e["accept_base_counted"] = p.countedBase;
+        }
         e["base_accepted_anchors"] = p.baseAccepted;
         e["margin_base_p10_p50_p90"] = {p.marginP10, p.marginP50, p.marginP90};
         if (s.paired) {
             e["accept_quantized"] = p.acceptQuant;
             e["accept_quantized_ci"] = {p.acceptQuantLow, p.acceptQuantHigh};
+            if (s.sampled) {
+                e["accept_quantized_counted"] = p.countedQuant;
+            }
             e["delta"] = p.delta;
             e["delta_ci"] = {p.deltaLow, p.deltaHigh};
             e["flip_rate"] = p.flipRate;
-            e["lower_bound"] = p.lowerBound;
+            if (!s.sampled) {
+                e["lower_bound"] = p.lowerBound;
+            }
             e["mean_kl"] = p.meanKl;
             e["kl_anchors"] = p.klAnchors;
         }

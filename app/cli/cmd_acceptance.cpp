@@ -1,5 +1,6 @@
 // `acceptance DRAFT --hidden-states FILE|DIR [--target-model PATH] [plan options | --quantized CKPT] [--k K]
-// [--anchors N|all] [--seed S] [--replay] [--numerics fp32|bf16 [--numerics-floor]] [--json] [--dump-logits
+// [--anchors N|all] [--seed S] [--replay] [--temperature T [--draft-sampling greedy|probabilistic]]
+// [--numerics fp32|bf16 [--numerics-floor]] [--json] [--dump-logits
 // OUT --max-anchors M]
 // [--drafter-ms MS --cycle-ms MS [--saving-ms MS]] [--per-unit --sensitivity-out FILE]`.
 #include "acceptancetext.h"
@@ -54,27 +55,72 @@ std::optional<AcceptanceSpeed> speedFrom(const Args& args, const AcceptanceRun& 
     }
 }
 
-/// Every cycle of a replayed loop as [sample, anchor, accepted, [proposals]]: what an independent decoding
-/// loop is compared with, cycle by cycle.
+/// Every cycle of a replayed loop as [sample, anchor, accepted, [proposals]] (and [α_j] at a temperature):
+/// what an independent decoding loop is compared with, cycle by cycle.
 nlohmann::ordered_json replayCyclesJson(const std::vector<AnchorOutcome>& cycles)
 {
     auto out = nlohmann::ordered_json::array();
     for (const auto& c : cycles) {
         out.push_back({c.anchor.sample, c.anchor.position, c.base.accepted, c.base.tokens});
+        if (!c.base.acceptance.empty()) {
+            out.back().push_back(c.base.acceptance);
+        }
     }
     return out;
+}
+
+/// `--temperature T --draft-sampling M` into @p options.
+void samplingFrom(const Args& args, AcceptanceOptions& options)
+{
+    options.temperature = args.number("temperature", 0);
+    if (!(options.temperature >= 0) || options.temperature > 100) {
+        throw UsageError("--temperature takes a number from 0 to 100");
+    }
+    const auto drafting = args.value("draft-sampling");
+    if (drafting && options.temperature == 0) {
+        throw UsageError("--draft-sampling needs --temperature T > 0 (at T = 0 the draft is greedy)");
+    }
+    try {
+        options.drafting = parseDraftSampling(drafting.value_or("greedy"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--draft-sampling: ") + e.what());
+    }
+}
+
+/// ", at T = 0.70 (greedy drafting)", or empty at T = 0.
+std::string samplingLabel(const AcceptanceOptions& options)
+{
+    if (options.temperature == 0) {
+        return {};
+    }
+    char text[96];
+    std::snprintf(text, sizeof text, ", at T = %.2f (%s drafting)", options.temperature,
+                  draftSamplingName(options.drafting));
+    return text;
 }
 
 void printReplay(std::ostream& out, const AcceptanceRun& run)
 {
     const auto line = [&](const std::string& name, const AcceptanceSummary& s) {
         out << name << ": " << s.anchors << " cycles, a_i =";
+        double counted = 1;
         for (const auto& p : s.positions) {
-            out << " " << p.acceptBase;
+            out << " " << (s.sampled ? p.countedBase : p.acceptBase);
+            counted += s.sampled ? p.countedBase : p.acceptBase;
         }
-        out << ", tau = " << s.tauBase << "\n";
+        out << ", tau = " << counted;
+        if (s.sampled) {
+            out << "; expected form (alpha_j along the same cycles): a_i =";
+            for (const auto& p : s.positions) {
+                out << " " << p.acceptBase;
+            }
+            out << ", tau = " << s.tauBase;
+        }
+        out << "\n";
     };
-    out << "replayed online loop (anchor_{n+1} = anchor_n + L_n + 1), k = " << run.summary.k << "\n";
+    out << "replayed online loop (anchor_{n+1} = anchor_n + L_n + 1, L counted against the "
+        << (run.summary.sampled ? "captured tokens" : "target's tokens") << "), k = " << run.summary.k
+        << "\n";
     line(run.baseName, *run.replayBase);
     if (run.replayQuantized) {
         line(run.quantizedName, *run.replayQuantized);
@@ -136,6 +182,13 @@ OptionTable acceptanceOptions()
              {"replay", "", "",
               "replay the online loop (each cycle starts after the last accepted token) instead of paired "
               "anchors"},
+             {"temperature", "T", "0",
+              "the temperature the target samples at: 0 counts greedy acceptance; above 0 each proposal "
+              "counts with its probability of acceptance under the target's distribution at T (needs the "
+              "target model and the capture's last layer)"},
+             {"draft-sampling", "greedy|probabilistic", "greedy",
+              "how the draft picks its tokens at T > 0, as vLLM's draft_sample_method: its argmax, or a "
+              "sample at T accepted by rejection sampling"},
              kNumericsOption,
              {"numerics-floor", "", "",
               "also run the BF16 draft under the other numerics on the same anchors and report how often "
@@ -212,6 +265,7 @@ int runAcceptance(const std::vector<std::string>& argv)
     job.options.batchAnchors = args.integer("batch", 64, 1, 100000);
     job.options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
     job.replay = args.flag("replay");
+    samplingFrom(args, job.options);
     job.numerics = numericsFrom(args);
     job.numericsFloor = args.flag("numerics-floor");
     if (job.numericsFloor && (job.replay || args.flag("per-unit"))) {
@@ -261,6 +315,9 @@ int runAcceptance(const std::vector<std::string>& argv)
     if (!run.lowAcceptance.empty()) {
         std::cerr << "note: " << run.lowAcceptance << "\n";
     }
+    if (!run.samplingNote.empty()) {
+        std::cerr << "note: " << run.samplingNote << "\n";
+    }
     if (run.layerIdProbe && !run.layerIdProbe->advice.empty()) {
         std::cerr << "note: " << run.layerIdProbe->advice << "\n";
     }
@@ -307,6 +364,8 @@ int runAcceptance(const std::vector<std::string>& argv)
             probe["advice"] = run.layerIdProbe->advice;
         }
         j["numerics"] = forwardNumericsName(job.numerics);
+        j["temperature"] = job.options.temperature;
+        j["draft_sampling"] = draftSamplingName(job.options.drafting);
         if (const auto& f = run.numericsFloor) {
             j["numerics_floor"] = {{"other", forwardNumericsName(f->other)},
                                    {"first_differs", f->firstDiffers},
@@ -317,7 +376,8 @@ int runAcceptance(const std::vector<std::string>& argv)
         std::cout << j.dump(2) << "\n";
     } else {
         std::cout << run.spec.archId << ": " << run.eligibleAnchors << " eligible anchors"
-                  << (job.numerics == ForwardNumerics::Fp32 ? "" : ", BF16 activations") << "\n";
+                  << (job.numerics == ForwardNumerics::Fp32 ? "" : ", BF16 activations")
+                  << samplingLabel(job.options) << "\n";
         printAcceptance(std::cout, run.summary, run.baseName, run.quantizedName, speed);
         if (const auto& f = run.numericsFloor) {
             std::printf("numerics floor: the BF16 draft with %s activations changes the first proposal at "

@@ -4,6 +4,7 @@
 #include "core/io/safetensorsfilewriter.h"
 #include "core/util/splitmix.h"
 #include "core/util/statistics.h"
+#include "core/util/textformat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,12 +16,19 @@
 namespace spark {
 namespace {
 
-/// y_1..y_k at an anchor: the next tokens of greedy data, else the stored target argmax.
-std::vector<std::int64_t> targetsAt(const CapturedSequence& seq, std::int64_t anchor, int k, bool greedy)
+/// Whether the captured next tokens are the targets a proposal is counted against: on greedy data, and at
+/// a temperature (where they are the sequence the target continues); else the target's argmax is.
+bool tokensAreTargets(const HiddenStateCapture& capture, double temperature)
+{
+    return capture.info().greedy || temperature > 0;
+}
+
+/// y_1..y_k at an anchor: the next tokens (@p tokens), else the stored target argmax.
+std::vector<std::int64_t> targetsAt(const CapturedSequence& seq, std::int64_t anchor, int k, bool tokens)
 {
     std::vector<std::int64_t> y;
     for (int j = 1; j <= k; ++j) {
-        y.push_back(greedy ? seq.tokens[anchor + j] : seq.targetArgmax[anchor + j - 1]);
+        y.push_back(tokens ? seq.tokens[anchor + j] : seq.targetArgmax[anchor + j - 1]);
     }
     return y;
 }
@@ -38,6 +46,41 @@ bool eligible(const CapturedSequence& seq, std::int64_t a, int k, bool greedy)
         }
     }
     return true;
+}
+
+/// The softmax of @p row / @p temperature, FP64.
+std::vector<double> softmaxAt(const float* row, std::int64_t n, double temperature)
+{
+    const double top = *std::max_element(row, row + n);
+    std::vector<double> p(static_cast<std::size_t>(n));
+    double sum = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        p[i] = std::exp((row[i] - top) / temperature);
+        sum += p[i];
+    }
+    for (auto& v : p) {
+        v /= sum;
+    }
+    return p;
+}
+
+/// α_j of proposal j at one anchor (draft-forward.md §12): the target's probability at T of the greedy
+/// draft token, or Σ_v min(p_T(v), q_T(v)) for a draft that samples at T (standard rejection sampling's
+/// acceptance probability). @p target: the target's logits predicting the proposal's position.
+double acceptanceProbability(const DraftForward& draft, const Proposals& proposals, std::int64_t index, int j,
+                             const float* target, std::int64_t targetVocab, const AcceptanceOptions& options)
+{
+    const auto p = softmaxAt(target, targetVocab, options.temperature);
+    if (options.drafting == DraftSampling::Greedy) {
+        return p[static_cast<std::size_t>(proposals.token(index, j))];
+    }
+    const auto q =
+        softmaxAt(proposals.logits.row(index * proposals.k + j), proposals.logits.cols, options.temperature);
+    double overlap = 0;
+    for (std::int64_t v = 0; v < proposals.logits.cols; ++v) {
+        overlap += std::min(p[static_cast<std::size_t>(draft.targetId(v))], q[static_cast<std::size_t>(v)]);
+    }
+    return overlap;
 }
 
 float topMargin(const float* row, std::int64_t n)
@@ -92,15 +135,77 @@ DraftOutcome outcomeOf(const Proposals& proposals, std::int64_t index,
     return out;
 }
 
-/// A captured sequence with the target's tokens recomputed when the capture does not carry them.
+/// A captured sequence with the target's tokens recomputed when the capture does not carry them and they
+/// are the targets.
 CapturedSequence loadSequence(const HiddenStateCapture& capture, std::int64_t sample,
                               const AcceptanceOptions& options)
 {
     auto seq = capture.sequence(sample);
-    if (!capture.info().greedy && seq.targetArgmax.empty() && options.targetHead) {
+    if (!tokensAreTargets(capture, options.temperature) && seq.targetArgmax.empty() && options.targetHead) {
         seq.targetArgmax = options.targetHead->argmax(capture, sample);
     }
     return seq;
+}
+
+ProposalFeed feedOf(const AcceptanceOptions& options)
+{
+    return options.temperature > 0 ? ProposalFeed::CapturedTokens : ProposalFeed::OwnProposals;
+}
+
+/// At a temperature: every proposal's α_j at the anchors @p positions of @p sample, from the target's logits
+/// at rows anchor … anchor + k − 1 (row t predicts token t + 1).
+void addAcceptance(DraftOutcome& outcome, const DraftForward& draft, const Proposals& proposals,
+                   std::int64_t index, const Activations& targetLogits, const AcceptanceOptions& options)
+{
+    for (int j = 0; j < proposals.k; ++j) {
+        outcome.acceptance.push_back(acceptanceProbability(draft, proposals, index, j,
+                                                           targetLogits.row(index * proposals.k + j),
+                                                           targetLogits.cols, options));
+    }
+}
+
+/// The target's logits for the proposals at @p positions of @p sample: [positions · k, V].
+Activations targetLogitsAt(const HiddenStateCapture& capture, std::int64_t sample,
+                           const std::vector<std::int64_t>& positions, const AcceptanceOptions& options)
+{
+    std::vector<std::int64_t> rows;
+    for (const auto a : positions) {
+        for (int j = 0; j < options.k; ++j) {
+            rows.push_back(a + j);
+        }
+    }
+    return options.targetHead->logits(capture, sample, rows);
+}
+
+/// Checks what a run at a temperature needs before any work.
+void requireSamplingInputs(const HiddenStateCapture& capture, const AcceptanceOptions& options)
+{
+    if (options.temperature < 0 || !std::isfinite(options.temperature)) {
+        throw std::invalid_argument("temperature " + std::to_string(options.temperature) +
+                                    ": must be a finite number ≥ 0");
+    }
+    if (options.temperature > 0 && options.targetHead == nullptr) {
+        throw ForwardInputError(capture.info().path.string(), "__metadata__.last_layer_included",
+                                "acceptance at a temperature needs the target's distribution: the target "
+                                "model (its final norm and head) and the capture's last layer");
+    }
+}
+
+/// a_i with its 95 % interval: Wilson's for greedy counts, the normal one for means of ∏ α_j.
+void setShare(double& mean, double& low, double& high, const std::vector<double>& shares, bool sampled)
+{
+    const auto n = static_cast<double>(shares.size());
+    if (sampled) {
+        const auto m = pairedMeanInterval(shares);
+        mean = m.mean;
+        low = std::max(0.0, m.low);
+        high = std::min(1.0, m.high);
+        return;
+    }
+    mean = n > 0 ? std::accumulate(shares.begin(), shares.end(), 0.0) / n : 0;
+    const auto w = wilsonInterval(mean, n);
+    low = w.low;
+    high = w.high;
 }
 
 void throwIfCancelled(const ProgressFn& progress, std::uint64_t done, std::uint64_t total)
@@ -133,10 +238,56 @@ std::vector<SampleAnchors> anchorsBySample(const std::vector<Anchor>& anchors)
     return out;
 }
 
-std::vector<Anchor> eligibleAnchors(const HiddenStateCapture& capture, int k)
+const char* draftSamplingName(DraftSampling sampling)
+{
+    return sampling == DraftSampling::Greedy ? "greedy" : "probabilistic";
+}
+
+DraftSampling parseDraftSampling(const std::string& name)
+{
+    for (const auto s : {DraftSampling::Greedy, DraftSampling::Probabilistic}) {
+        if (name == draftSamplingName(s)) {
+            return s;
+        }
+    }
+    throw std::invalid_argument("draft sampling '" + name + "': greedy or probabilistic");
+}
+
+std::string samplingContextNote(const CaptureInfo& info, double temperature)
+{
+    if (temperature <= 0) {
+        return {};
+    }
+    const std::string at = "at T = " + formatFixed(temperature, 2);
+    if (info.greedy) {
+        return "the capture holds the target's greedy continuations: " + at +
+               " the draft is judged on greedy text, not on what the target writes when it samples, which "
+               "overstates acceptance (docs/acceptance.md); capture the target sampling " +
+               at + " for the served contexts";
+    }
+    if (info.temperature && std::abs(*info.temperature - temperature) > 1e-9) {
+        return "the capture was sampled at T = " + formatFixed(*info.temperature, 2) +
+               ", acceptance is measured " + at;
+    }
+    return {};
+}
+
+double acceptedShare(const DraftOutcome& outcome, int i)
+{
+    if (outcome.acceptance.empty()) {
+        return outcome.accepted > i ? 1.0 : 0.0;
+    }
+    double product = 1;
+    for (int j = 0; j <= i; ++j) {
+        product *= outcome.acceptance[static_cast<std::size_t>(j)];
+    }
+    return product;
+}
+
+std::vector<Anchor> eligibleAnchors(const HiddenStateCapture& capture, int k, double temperature)
 {
     std::vector<Anchor> out;
-    const bool greedy = capture.info().greedy;
+    const bool greedy = tokensAreTargets(capture, temperature);
     for (std::int64_t s = 0; s < capture.sampleCount(); ++s) {
         const auto seq = capture.sequence(s);
         for (std::int64_t a = 1; a < static_cast<std::int64_t>(seq.tokens.size()); ++a) {
@@ -205,7 +356,10 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
                                            const AcceptanceOptions& options)
 {
     const auto slots = matchCapture(capture, base.spec(), options.targetHead != nullptr);
-    const bool greedy = capture.info().greedy;
+    requireSamplingInputs(capture, options);
+    const bool greedy = tokensAreTargets(capture, options.temperature);
+    const bool sampling = options.temperature > 0;
+    const auto feed = feedOf(options);
     const int k = options.k;
     std::vector<AnchorOutcome> outcomes(anchors.size());
     std::uint64_t done = 0;
@@ -237,20 +391,30 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
             quantized ? std::optional(quantized->buildContext(aux, seq.tokens, length)) : std::nullopt;
         group.forEachBatch(batch, [&](const std::vector<std::int64_t>& positions, std::size_t first) {
             const Proposals& b =
-                stored ? (*stored)[batchIndex]
-                       : computed.emplace_back(base.propose(*baseContext, seq.tokens, positions, k, true));
+                stored
+                    ? (*stored)[batchIndex]
+                    : computed.emplace_back(base.propose(*baseContext, seq.tokens, positions, k, true, feed));
             ++batchIndex;
             const auto q =
-                quantized ? std::optional(quantized->propose(*quantContext, seq.tokens, positions, k, true))
-                          : std::nullopt;
+                quantized
+                    ? std::optional(quantized->propose(*quantContext, seq.tokens, positions, k, true, feed))
+                    : std::nullopt;
+            const auto targetLogits =
+                sampling ? targetLogitsAt(capture, sample, positions, options) : Activations();
             for (std::size_t i = 0; i < positions.size(); ++i) {
                 auto& out = outcomes[group.indices[first + i]];
                 out.anchor = {sample, positions[i]};
                 out.targets = targetsAt(seq, positions[i], k, greedy);
                 const auto row = static_cast<std::int64_t>(i);
                 out.base = outcomeOf(b, row, out.targets);
+                if (sampling) {
+                    addAcceptance(out.base, base, b, row, targetLogits, options);
+                }
                 if (q) {
                     out.quantized = outcomeOf(*q, row, out.targets);
+                    if (sampling) {
+                        addAcceptance(*out.quantized, *quantized, *q, row, targetLogits, options);
+                    }
                     bool samePrefix = true;
                     for (int j = 0; j < k; ++j) {
                         out.kl.push_back(samePrefix ? klDivergence(b.logits.row(row * k + j),
@@ -306,7 +470,8 @@ std::vector<AnchorOutcome> replayLoop(const DraftForward& draft, const HiddenSta
                                       const AcceptanceOptions& options)
 {
     const auto slots = matchCapture(capture, draft.spec(), options.targetHead != nullptr);
-    const bool greedy = capture.info().greedy;
+    requireSamplingInputs(capture, options);
+    const bool greedy = tokensAreTargets(capture, options.temperature);
     const int k = options.k;
     std::vector<AnchorOutcome> outcomes;
     for (std::int64_t s = 0; s < capture.sampleCount(); ++s) {
@@ -331,11 +496,14 @@ std::vector<AnchorOutcome> replayLoop(const DraftForward& draft, const HiddenSta
             if (a > last) {
                 break;
             }
-            const Proposals p = draft.propose(context, seq.tokens, {a}, k, true);
+            const Proposals p = draft.propose(context, seq.tokens, {a}, k, true, feedOf(options));
             AnchorOutcome out;
             out.anchor = {s, a};
             out.targets = targetsAt(seq, a, k, greedy);
             out.base = outcomeOf(p, 0, out.targets);
+            if (options.temperature > 0) {
+                addAcceptance(out.base, draft, p, 0, targetLogitsAt(capture, s, {a}, options), options);
+            }
             a += out.base.accepted + 1;
             outcomes.push_back(std::move(out));
         }
@@ -352,17 +520,19 @@ AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes
     summary.k = k;
     summary.paired = !outcomes.empty() && std::all_of(outcomes.begin(), outcomes.end(),
                                                       [](const auto& o) { return o.quantized.has_value(); });
+    summary.sampled = !outcomes.empty() && !outcomes.front().base.acceptance.empty();
     const auto n = static_cast<double>(outcomes.size());
     summary.tauBase = summary.tauQuant = 1;
     for (int i = 0; i < k; ++i) {
         PositionStats st;
-        std::vector<double> diffs;
+        std::vector<double> sharesB, sharesQ, diffs;
         std::vector<float> margins;
         double klSum = 0, confB = 0, confQ = 0;
         std::int64_t flips = 0, acceptedQ = 0, confCount = 0;
         for (const auto& o : outcomes) {
             const bool b = o.base.accepted > i;
             st.baseAccepted += b ? 1 : 0;
+            sharesB.push_back(acceptedShare(o.base, i));
             margins.push_back(o.base.topMargin[i]);
             if (!o.base.confidence.empty()) {
                 confB += o.base.confidence[i];
@@ -372,9 +542,9 @@ AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes
                 continue;
             }
             const auto& q = *o.quantized;
-            const bool qa = q.accepted > i;
-            acceptedQ += qa ? 1 : 0;
-            diffs.push_back((qa ? 1.0 : 0.0) - (b ? 1.0 : 0.0));
+            acceptedQ += q.accepted > i ? 1 : 0;
+            sharesQ.push_back(acceptedShare(q, i));
+            diffs.push_back(sharesQ.back() - sharesB.back());
             if (b && !std::equal(o.base.tokens.begin(), o.base.tokens.begin() + i + 1, q.tokens.begin())) {
                 ++flips;
             }
@@ -386,27 +556,27 @@ AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes
                 confQ += q.confidence[i];
             }
         }
-        st.acceptBase = n > 0 ? static_cast<double>(st.baseAccepted) / n : 0;
-        const auto wb = wilsonInterval(st.acceptBase, n);
-        st.acceptBaseLow = wb.low;
-        st.acceptBaseHigh = wb.high;
+        setShare(st.acceptBase, st.acceptBaseLow, st.acceptBaseHigh, sharesB, summary.sampled);
+        if (summary.sampled) {
+            st.countedBase = n > 0 ? static_cast<double>(st.baseAccepted) / n : 0;
+        }
         st.marginP10 = interpolatedQuantile(margins, 0.1);
         st.marginP50 = interpolatedQuantile(margins, 0.5);
         st.marginP90 = interpolatedQuantile(margins, 0.9);
         st.confidenceBase = confCount > 0 ? confB / static_cast<double>(confCount) : 0;
         summary.tauBase += st.acceptBase;
         if (summary.paired) {
-            st.acceptQuant = static_cast<double>(acceptedQ) / n;
-            const auto wq = wilsonInterval(st.acceptQuant, n);
-            st.acceptQuantLow = wq.low;
-            st.acceptQuantHigh = wq.high;
+            setShare(st.acceptQuant, st.acceptQuantLow, st.acceptQuantHigh, sharesQ, summary.sampled);
+            if (summary.sampled) {
+                st.countedQuant = static_cast<double>(acceptedQ) / n;
+            }
             const auto delta = pairedMeanInterval(diffs);
             st.delta = delta.mean;
             st.deltaLow = delta.low;
             st.deltaHigh = delta.high;
             st.flipRate =
                 st.baseAccepted > 0 ? static_cast<double>(flips) / static_cast<double>(st.baseAccepted) : 0;
-            st.lowerBound = st.acceptBase * (1 - st.flipRate);
+            st.lowerBound = summary.sampled ? 0 : st.acceptBase * (1 - st.flipRate);
             st.meanKl = st.klAnchors > 0 ? klSum / static_cast<double>(st.klAnchors) : 0;
             st.confidenceQuant = confCount > 0 ? confQ / static_cast<double>(confCount) : 0;
             summary.tauQuant += st.acceptQuant;
@@ -416,7 +586,11 @@ AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes
     if (summary.paired) {
         std::vector<double> d;
         for (const auto& o : outcomes) {
-            d.push_back(static_cast<double>(o.quantized->accepted - o.base.accepted));
+            double change = 0; // L_Q − L_B, or at a temperature E[L_Q] − E[L_B]
+            for (int i = 0; i < k; ++i) {
+                change += acceptedShare(*o.quantized, i) - acceptedShare(o.base, i);
+            }
+            d.push_back(change);
         }
         const auto tau = pairedMeanInterval(d);
         summary.tauDelta = tau.mean;

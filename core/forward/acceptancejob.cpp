@@ -33,7 +33,7 @@ std::vector<AnchorOutcome> paired(const std::vector<AnchorOutcome>& base,
 std::vector<Anchor> jobAnchors(const AcceptanceJob& job, const HiddenStateCapture& capture,
                                std::int64_t& eligible)
 {
-    const auto all = eligibleAnchors(capture, job.options.k);
+    const auto all = eligibleAnchors(capture, job.options.k, job.options.temperature);
     eligible = static_cast<std::int64_t>(all.size());
     if (all.empty()) {
         throw ForwardInputError(capture.info().path.string(), "loss_mask",
@@ -59,7 +59,8 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
     }
     d.spec = readDraftSpec(*d.draft);
     const auto& info = capture.info();
-    if (!info.greedy && !info.hasTargetArgmax && d.target) {
+    const bool sampling = job.options.temperature > 0;
+    if ((sampling || (!info.greedy && !info.hasTargetArgmax)) && d.target) {
         d.targetHead = std::make_shared<const TargetHead>(d.target, capture, job.options.threads);
     }
     matchCapture(capture, d.spec, d.targetHead != nullptr);
@@ -154,7 +155,8 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
     }
     if (job.replay) {
         run.captureWarnings = requireHealthySamples(capture, {}); // the loop reads every sample
-        run.eligibleAnchors = static_cast<std::int64_t>(eligibleAnchors(capture, job.options.k).size());
+        run.eligibleAnchors = static_cast<std::int64_t>(
+            eligibleAnchors(capture, job.options.k, job.options.temperature).size());
         run.replayBaseCycles = replayLoop(*drafts.base, capture, options);
         run.replayBase = summarizeAcceptance(run.replayBaseCycles, job.options.k);
         if (quantized) {
@@ -171,6 +173,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
             run.numericsFloor = numericsFloor(job, drafts, capture, run.anchors, options);
         }
     }
+    run.samplingNote = samplingContextNote(capture.info(), job.options.temperature);
     if (!run.summary.positions.empty()) {
         run.lowAcceptance = lowAcceptanceHint(run.summary.positions.front().acceptBase);
     }

@@ -63,6 +63,7 @@ struct AcceptanceRun
     /// the layers for it (probeLayerIds()).
     std::optional<LayerIdProbe> layerIdProbe;
     std::optional<NumericsFloor> numericsFloor; ///< when the job asked for it
+    std::string samplingNote; ///< samplingContextNote() of the capture at the job's temperature
 };
 
 /// @brief The drafts of a job, ready to run: the BF16 forward and, when asked, the quantized one.

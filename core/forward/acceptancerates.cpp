@@ -33,6 +33,8 @@ nlohmann::ordered_json acceptanceRatesJson(const AcceptanceJob& job, const Accep
                    {"anchors", summary.anchors},
                    {"tau", quantColumn ? summary.tauQuant : summary.tauBase},
                    {"measured_on", job.replay ? "replayed online loop" : "paired anchors"},
+                   {"temperature", job.options.temperature},
+                   {"draft_sampling", draftSamplingName(job.options.drafting)},
                    {"draft", job.draft.string()},
                    {"capture", job.capture.string()}};
     return j;

@@ -76,6 +76,9 @@ void convertCapture(const HiddenStateCapture& capture, const std::filesystem::pa
         {"dtype", dtype == DType::F32   ? "float32"
                   : dtype == DType::F16 ? "float16"
                                         : "bfloat16"}};
+    if (info.temperature) {
+        metadata["temperature"] = std::to_string(*info.temperature);
+    }
     for (const auto& [key, value] : {std::pair{"target_model", info.targetModel},
                                      std::pair{"target_quantization", info.targetQuantization}}) {
         if (!value.empty()) {

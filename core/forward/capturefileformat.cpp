@@ -5,6 +5,7 @@
 #include "core/forward/draftspec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace spark {
@@ -19,6 +20,22 @@ bool parseBool(const std::string& file, const std::string& field, const std::str
         return false;
     }
     throw ForwardInputError(file, field, "must be true or false, not '" + text + "'");
+}
+
+double parseTemperature(const std::string& file, const std::string& text)
+{
+    std::size_t used = 0;
+    double value = -1;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || !(value >= 0) || !std::isfinite(value)) {
+        throw ForwardInputError(file, "__metadata__.temperature",
+                                "must be a number ≥ 0 (the sampling temperature), not '" + text + "'");
+    }
+    return value;
 }
 
 } // namespace
@@ -50,6 +67,9 @@ CaptureLayout readCaptureFile(const std::filesystem::path& path, const CaptureRe
         parseLayerIds(name, "__metadata__.layer_ids", nlohmann::json::parse(*ids, nullptr, false));
     info.layerIdsSource = "__metadata__.layer_ids";
     info.greedy = parseBool(name, "__metadata__.greedy", field("greedy").value_or("true"));
+    if (const auto t = field("temperature")) {
+        info.temperature = parseTemperature(name, *t);
+    }
     info.lastLayerIncluded =
         parseBool(name, "__metadata__.last_layer_included", field("last_layer_included").value_or("false"));
     info.targetModel = field("target_model").value_or("");

@@ -247,7 +247,7 @@ Activations DraftForward::embed(const std::vector<std::int64_t>& ids) const
     return x;
 }
 
-std::int64_t DraftForward::toTargetId(std::int64_t draftId) const
+std::int64_t DraftForward::targetId(std::int64_t draftId) const
 {
     return m_d2t.empty() ? draftId : draftId + m_d2t[static_cast<std::size_t>(draftId)];
 }
@@ -305,7 +305,8 @@ SequenceContext DraftForward::buildContext(const Activations& aux, const std::ve
 }
 
 Proposals DraftForward::propose(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
-                                const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const
+                                const std::vector<std::int64_t>& anchors, int k, bool keepLogits,
+                                ProposalFeed feed) const
 {
     for (const auto a : anchors) {
         if (a < 1 || a > context.length) {
@@ -313,12 +314,21 @@ Proposals DraftForward::propose(const SequenceContext& context, const std::vecto
                                         std::to_string(context.length) + "]");
         }
     }
-    return m_spec.chain ? proposeChain(context, anchors, k, keepLogits)
-                        : proposeBlock(context, tokens, anchors, k, keepLogits);
+    if (feed == ProposalFeed::CapturedTokens) {
+        for (const auto a : anchors) {
+            if (a + k - 1 >= static_cast<std::int64_t>(tokens.size())) {
+                throw std::invalid_argument("anchor " + std::to_string(a) +
+                                            ": no captured token to feed at " + std::to_string(a + k - 1));
+            }
+        }
+    }
+    return m_spec.chain ? proposeChain(context, tokens, anchors, k, keepLogits, feed)
+                        : proposeBlock(context, tokens, anchors, k, keepLogits, feed);
 }
 
 Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
-                                     const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const
+                                     const std::vector<std::int64_t>& anchors, int k, bool keepLogits,
+                                     ProposalFeed feed) const
 {
     const auto& s = m_spec;
     const auto anchorCount = static_cast<std::int64_t>(anchors.size());
@@ -387,7 +397,7 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
     out.tokens.assign(static_cast<std::size_t>(anchorCount * k), 0);
     if (m_markovW1) {
         // Vanilla Markov head, sequential over positions: logits_j += scale · W2 · W1[prev_j], prev_0 =
-        // anchor.
+        // anchor, prev_j the proposal of step j − 1 (or the captured token at anchor + j).
         std::vector<std::int64_t> previous;
         for (const auto a : anchors) {
             previous.push_back(tokens[a]);
@@ -407,9 +417,11 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
                     row[c] += static_cast<float>(s.logitScale) * term.row(i)[c];
                 }
                 stored(row, logits.cols);
-                const std::int64_t token = toTargetId(argmaxRow(row, logits.cols));
+                const std::int64_t token = targetId(argmaxRow(row, logits.cols));
                 out.tokens[i * k + j] = token;
-                previous[i] = token;
+                if (j + 1 < k) {
+                    previous[i] = feed == ProposalFeed::CapturedTokens ? tokens[anchors[i] + j + 1] : token;
+                }
                 if (!m_confidence.empty()) {
                     double z = m_confidenceBias;
                     for (std::int64_t c = 0; c < s.hidden; ++c) {
@@ -424,7 +436,7 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
         }
     } else {
         for (std::int64_t r = 0; r < logits.rows; ++r) {
-            out.tokens[r] = toTargetId(argmaxRow(logits.row(r), logits.cols));
+            out.tokens[r] = targetId(argmaxRow(logits.row(r), logits.cols));
         }
     }
     if (keepLogits) {
@@ -433,8 +445,9 @@ Proposals DraftForward::proposeBlock(const SequenceContext& context, const std::
     return out;
 }
 
-Proposals DraftForward::proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& anchors,
-                                     int k, bool keepLogits) const
+Proposals DraftForward::proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
+                                     const std::vector<std::int64_t>& anchors, int k, bool keepLogits,
+                                     ProposalFeed feed) const
 {
     const auto& s = m_spec;
     const auto& layer = m_layers.front();
@@ -459,7 +472,8 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
         if (step > 0) {
             std::vector<std::int64_t> previous;
             for (std::int64_t i = 0; i < anchorCount; ++i) {
-                previous.push_back(out.token(i, step - 1));
+                previous.push_back(feed == ProposalFeed::CapturedTokens ? tokens[anchors[i] + step]
+                                                                        : out.token(i, step - 1));
                 positions[i] = rows[i] + step;
             }
             u = concatColumns(normed(embed(previous), layer.inputNorm), normed(g, m_hiddenNorm));
@@ -490,7 +504,7 @@ Proposals DraftForward::proposeChain(const SequenceContext& context, const std::
         residual(y, apply(*layer.down, swiglu(apply(*layer.gate, h2), apply(*layer.up, h2))));
         const Activations logits = apply(*m_head, normed(y, m_norm));
         for (std::int64_t i = 0; i < anchorCount; ++i) {
-            out.tokens[i * k + step] = toTargetId(argmaxRow(logits.row(i), logits.cols));
+            out.tokens[i * k + step] = targetId(argmaxRow(logits.row(i), logits.cols));
             if (keepLogits) {
                 std::copy_n(logits.row(i), logits.cols, out.logits.row(i * k + step));
             }

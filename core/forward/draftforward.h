@@ -47,6 +47,16 @@ enum class ForwardNumerics {
     Bf16Activations,
 };
 
+/// @brief What a draft that conditions on its earlier proposals (EAGLE-3's chain, DSpark's Markov head) is
+/// fed for step j > 0.
+enum class ProposalFeed {
+    OwnProposals, ///< its own greedy proposal of step j − 1, as the serving loop runs it
+    /// The captured token at anchor + j: the draft conditioned on the sequence the target continues, as
+    /// acceptance at a temperature measures it (draft-forward.md §12). At T = 0 the two agree wherever a
+    /// proposal can still be accepted.
+    CapturedTokens,
+};
+
 /// @brief "fp32" or "bf16"; the inverse parseForwardNumerics() throws std::invalid_argument on others.
 const char* forwardNumericsName(ForwardNumerics numerics);
 ForwardNumerics parseForwardNumerics(const std::string& name);
@@ -68,6 +78,8 @@ class DraftForward
     const DraftWeights& weights() const { return m_weights; }
     /// Columns of the aux input: auxLayerIds.size() · targetHidden.
     std::int64_t auxWidth() const;
+    /// The target's token id of draft-vocabulary entry @p draftId (d2t; the same id without one).
+    std::int64_t targetId(std::int64_t draftId) const;
     /// @brief Every later Linear input goes to @p observer first (nullptr: none; not owned). Embedding
     /// gathers are not Linear inputs.
     void setInputObserver(LinearInputObserver* observer);
@@ -84,8 +96,10 @@ class DraftForward
     /// @brief Proposals at @p anchors (each the position of a verify cycle's bonus token, ≥ 1 and ≤
     /// context.length): k tokens predicted for positions anchor + 1 … anchor + k. DFlash: block [bonus,
     /// mask×k]; DSpark: block [anchor, mask×(k−1)] then the Markov walk; EAGLE-3: a chain of k steps.
+    /// With ProposalFeed::CapturedTokens, @p tokens must reach anchor + k − 1.
     Proposals propose(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
-                      const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const;
+                      const std::vector<std::int64_t>& anchors, int k, bool keepLogits,
+                      ProposalFeed feed = ProposalFeed::OwnProposals) const;
 
   private:
     struct Layer;
@@ -114,11 +128,12 @@ class DraftForward
     void residual(Activations& x, const Activations& y) const;
     Activations swiglu(const Activations& gate, const Activations& up) const;
     Proposals proposeBlock(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
-                           const std::vector<std::int64_t>& anchors, int k, bool keepLogits) const;
-    Proposals proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& anchors, int k,
-                           bool keepLogits) const;
+                           const std::vector<std::int64_t>& anchors, int k, bool keepLogits,
+                           ProposalFeed feed) const;
+    Proposals proposeChain(const SequenceContext& context, const std::vector<std::int64_t>& tokens,
+                           const std::vector<std::int64_t>& anchors, int k, bool keepLogits,
+                           ProposalFeed feed) const;
     Activations embed(const std::vector<std::int64_t>& ids) const;
-    std::int64_t toTargetId(std::int64_t draftId) const;
 
     DraftSpec m_spec;
     DraftWeights m_weights;

@@ -30,6 +30,8 @@ struct CaptureInfo
     std::int64_t hiddenSize = 0;
     bool greedy = true;           ///< the tokens are the target's greedy output: y = next token
     bool hasTargetArgmax = false; ///< target_argmax stored (y for non-greedy data)
+    /// The temperature the target sampled the continuation at, when the capture records it (greedy: 0).
+    std::optional<double> temperature;
     bool lastLayerIncluded = false;
     std::string targetModel, targetQuantization, capture;
     std::int64_t samples = 0;

@@ -68,6 +68,7 @@ std::optional<LayerIdProbe> probeLayerIds(const DraftForward& draft, const Hidde
     }
     AcceptanceOptions probeOptions = options;
     probeOptions.k = 1;
+    probeOptions.temperature = 0; // greedy first proposals tell the layer ids apart at any temperature
     probeOptions.progress = nullptr;
     const auto anchors = sampleAnchors(eligibleAnchors(capture, 1), anchorCount, options.seed);
     LayerIdProbe probe;

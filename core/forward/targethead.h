@@ -8,9 +8,10 @@
 
 namespace spark {
 
-/// @brief The target's own next-token choice recomputed from a capture: argmax(lm_head(norm(h_last))), where
-/// h_last is the captured output of the target's last layer (a capture with last_layer_included). Needed when
-/// the captured tokens are not the target's greedy output and no target_argmax was stored.
+/// @brief The target's own next-token distribution recomputed from a capture: lm_head(norm(h_last)), where
+/// h_last is the captured output of the target's last layer (a capture with last_layer_included). Its argmax
+/// is needed when the captured tokens are not the target's greedy output and no target_argmax was stored;
+/// its softmax at a temperature is what acceptance at that temperature is measured against.
 class TargetHead
 {
   public:
@@ -20,6 +21,10 @@ class TargetHead
 
     /// @brief argmax of the target's logits at every position of @p sample.
     std::vector<std::int64_t> argmax(const HiddenStateCapture& capture, std::int64_t sample) const;
+    /// @brief The target's logits [rows.size(), vocabulary] at positions @p rows of @p sample (row t
+    /// predicts token t + 1).
+    Activations logits(const HiddenStateCapture& capture, std::int64_t sample,
+                       const std::vector<std::int64_t>& rows) const;
 
   private:
     std::shared_ptr<const LinearSource> m_head;

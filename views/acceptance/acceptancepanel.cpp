@@ -16,6 +16,7 @@
 
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -124,7 +125,8 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
       m_usePlan(new QRadioButton(tr("The Plan tab's plan, applied in memory"), this)),
       m_useCheckpoint(new QRadioButton(tr("A quantized checkpoint:"), this)),
       m_quantGroup(new QButtonGroup(this)), m_k(new QSpinBox(this)), m_anchors(new QSpinBox(this)),
-      m_seed(new QSpinBox(this)), m_bf16Activations(new QCheckBox(tr("BF16 &activations"), this)),
+      m_seed(new QSpinBox(this)), m_temperature(new QDoubleSpinBox(this)), m_drafting(new QComboBox(this)),
+      m_bf16Activations(new QCheckBox(tr("BF16 &activations"), this)),
       m_numericsFloor(new QCheckBox(tr("Numerics &floor"), this)), m_run(new QPushButton(tr("&Run"), this)),
       m_cancel(new QPushButton(tr("Cancel"), this)),
       m_sensitivity(new QPushButton(tr("Per-unit &sensitivity"), this)), m_progress(new QProgressBar(this)),
@@ -194,6 +196,27 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     m_anchors->setToolTip(tr("Anchors sampled in the generated region; 0 evaluates every eligible anchor"));
     m_seed->setRange(0, std::numeric_limits<int>::max());
     m_seed->setToolTip(tr("The same seed samples the same anchors on every machine"));
+    m_temperature->setObjectName(QStringLiteral("acceptanceTemperature"));
+    m_temperature->setRange(0, 5);
+    m_temperature->setDecimals(2);
+    m_temperature->setSingleStep(0.1);
+    m_temperature->setPrefix(tr("T = "));
+    m_temperature->setAccessibleName(tr("Temperature"));
+    m_temperature->setToolTip(
+        tr("The temperature the target samples at when served. 0 counts greedy acceptance; above 0 each "
+           "proposal counts with its probability of acceptance under the target's distribution at that "
+           "temperature, which needs the Target and a capture with the target's last layer."));
+    m_drafting->setObjectName(QStringLiteral("acceptanceDraftSampling"));
+    for (const auto s : {DraftSampling::Greedy, DraftSampling::Probabilistic}) {
+        m_drafting->addItem(QString::fromUtf8(draftSamplingName(s)), static_cast<int>(s));
+    }
+    m_drafting->setToolTip(
+        tr("How the draft picks its tokens at a temperature, as vLLM's draft_sample_method: greedy (its "
+           "argmax, vLLM's default) or probabilistic (a sample at the temperature, accepted by rejection "
+           "sampling)"));
+    m_drafting->setEnabled(false);
+    connect(m_temperature, &QDoubleSpinBox::valueChanged, this,
+            [this](double t) { m_drafting->setEnabled(t > 0); });
     const auto bf16Kernel = gemm::bf16Target();
     m_bf16Activations->setToolTip(
         tr("Both drafts store every activation as BF16, as vLLM serves a BF16 model (FP32 inside each "
@@ -223,6 +246,9 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     numbers->addWidget(new QLabel(tr("Seed:"), this));
     numbers->addWidget(m_seed);
     numbers->addSpacing(fontMetrics().averageCharWidth() * 2);
+    numbers->addWidget(m_temperature);
+    numbers->addWidget(m_drafting);
+    numbers->addSpacing(fontMetrics().averageCharWidth());
     numbers->addWidget(m_bf16Activations);
     numbers->addWidget(m_numericsFloor);
     numbers->addStretch(1);
@@ -432,6 +458,8 @@ std::optional<AcceptanceJob> AcceptancePanel::jobFromInputs(QString* why) const
     job.options.k = m_k->value();
     job.options.anchorCount = m_anchors->value();
     job.options.seed = static_cast<std::uint64_t>(m_seed->value());
+    job.options.temperature = m_temperature->value();
+    job.options.drafting = static_cast<DraftSampling>(m_drafting->currentData().toInt());
     job.numerics = m_bf16Activations->isChecked() ? ForwardNumerics::Bf16Activations : ForwardNumerics::Fp32;
     job.numericsFloor = m_numericsFloor->isChecked();
     return job;
@@ -526,6 +554,11 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
                    .arg(quantName, QLocale().toString(s.tauQuant, 'f', 4), signedFixed(s.tauDelta),
                         signedFixed(s.tauDeltaLow), signedFixed(s.tauDeltaHigh));
     }
+    if (m_resultJob && m_resultJob->options.temperature > 0) {
+        tau += tr(" at T = %1 (%2 drafting)")
+                   .arg(QLocale().toString(m_resultJob->options.temperature, 'f', 2))
+                   .arg(QString::fromUtf8(draftSamplingName(m_resultJob->options.drafting)));
+    }
     tau += tr(" — %n anchor(s)", nullptr, static_cast<int>(s.anchors)) +
            tr(" of %1 eligible (%2).").arg(run.eligibleAnchors).arg(QString::fromStdString(run.spec.archId));
     if (const auto& f = run.numericsFloor) {
@@ -555,6 +588,9 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
     }
     if (!run.lowAcceptance.empty()) {
         notes << tr("Note: %1.").arg(QString::fromStdString(run.lowAcceptance));
+    }
+    if (!run.samplingNote.empty()) {
+        notes << tr("Note: %1.").arg(QString::fromStdString(run.samplingNote));
     }
     setStatus(notes.isEmpty() ? tr("Done.") : notes.join(QLatin1Char('\n')), false);
 }

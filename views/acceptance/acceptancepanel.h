@@ -11,6 +11,7 @@
 
 class QButtonGroup;
 class QCheckBox;
+class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -54,6 +55,8 @@ class AcceptancePanel : public QWidget
     QSpinBox* anchorsSpin() const { return m_anchors; }
     QSpinBox* seedSpin() const { return m_seed; }
     QCheckBox* bf16ActivationsBox() const { return m_bf16Activations; }
+    QDoubleSpinBox* temperatureBox() const { return m_temperature; }
+    QComboBox* draftSamplingBox() const { return m_drafting; }
     QCheckBox* numericsFloorBox() const { return m_numericsFloor; }
     QDoubleSpinBox* drafterMsSpin() const { return m_drafterMs; }
     QDoubleSpinBox* cycleMsSpin() const { return m_cycleMs; }
@@ -138,6 +141,8 @@ class AcceptancePanel : public QWidget
     QSpinBox* m_k;
     QSpinBox* m_anchors;
     QSpinBox* m_seed;
+    QDoubleSpinBox* m_temperature;
+    QComboBox* m_drafting;
     QCheckBox* m_bf16Activations;
     QCheckBox* m_numericsFloor;
     QPushButton* m_run;

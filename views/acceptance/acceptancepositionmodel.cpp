@@ -73,12 +73,21 @@ QVariant AcceptancePositionModel::data(const QModelIndex& index, int role) const
         case FlipRate:
             return p.flipRate;
         case Bound:
-            return p.lowerBound;
+            return m_summary.sampled ? QVariant() : QVariant(p.lowerBound);
         case MeanKl:
             return p.meanKl;
         default:
             return {};
         }
+    }
+    if (role == Qt::ToolTipRole && index.column() == AcceptBase && m_summary.sampled) {
+        return tr("Mean of ∏ α_j over the anchors; %1 % of them have their first %2 proposal(s) equal to the "
+                  "captured tokens")
+            .arg(QLocale().toString(100 * p.countedBase, 'f', 2))
+            .arg(index.row() + 1);
+    }
+    if (role == Qt::ToolTipRole && index.column() == Bound && m_summary.sampled) {
+        return tr("The bound holds for greedy counts only");
     }
     if (role == Qt::ToolTipRole && index.column() == FlipRate && m_summary.paired) {
         return tr("Among the %n anchor(s) where BF16's first %1 token(s) were accepted", nullptr,
@@ -107,7 +116,7 @@ QVariant AcceptancePositionModel::data(const QModelIndex& index, int role) const
     case FlipRate:
         return QString(QLocale().toString(100 * p.flipRate, 'f', 2) + QStringLiteral(" %"));
     case Bound:
-        return fixed(p.lowerBound);
+        return m_summary.sampled ? QStringLiteral("—") : fixed(p.lowerBound);
     case MeanKl:
         return QLocale().toString(p.meanKl, 'g', 4);
     default:
@@ -123,8 +132,9 @@ QVariant AcceptancePositionModel::headerData(int section, Qt::Orientation orient
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case AcceptBase:
-            return tr(
-                "Share of anchors whose first i+1 BF16 proposals the target accepts (95% Wilson interval)");
+            return tr("Share of anchors whose first i+1 BF16 proposals the target accepts (95% Wilson "
+                      "interval); at a temperature, the mean probability ∏ α_j that it accepts them (95% "
+                      "normal interval)");
         case AcceptQuant:
             return tr("The same for the quantized draft, on the same anchors");
         case Delta:
