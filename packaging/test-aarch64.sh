@@ -145,9 +145,10 @@ mapfile -t closure < <(apt-cache depends --recurse --no-recommends --no-suggests
   --no-replaces --no-enhances "${runtime[@]/%/:arm64}" | grep -E '^[a-z0-9][^ <>]*:arm64$' | sort -u)
 [ ${#closure[@]} -gt 5 ] || fail "apt-cache depends found no arm64 packages (apt-get update?)"
 packages=("${closure[@]}" "${headers[@]}")
-manifest=$(for p in "${packages[@]}"; do
-  printf '%s %s\n' "$p" "$(apt-cache show --no-all-versions "$p" 2>/dev/null | sed -n 's/^Version: //p' | head -1)"
-done | sort)
+# One apt-cache call for all of them (one per package took over a minute).
+manifest=$(apt-cache show --no-all-versions "${packages[@]}" 2>/dev/null |
+  awk '/^Package:/ {p = $2} /^Architecture:/ {a = $2} /^Version:/ {v = $2} /^$/ {if (p != "") print p ":" a " " v; p = ""}' |
+  sort -u)
 if [ -f "$sysroot/.packages" ] && [ "$(cat "$sysroot/.packages")" = "$manifest" ]; then
   echo "sysroot up to date (${#packages[@]} packages)"
 else
