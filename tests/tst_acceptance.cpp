@@ -39,6 +39,22 @@ DemoSet writeDemo(const std::filesystem::path& root, const std::string& arch)
     return set;
 }
 
+/// A copy of @p set's capture at @p path with one metadata entry set: @p key = @p value.
+std::filesystem::path captureWith(const DemoSet& set, const std::filesystem::path& path,
+                                  const std::string& key, const std::string& value)
+{
+    const auto source = SafetensorsFile::open(set.capture / "hidden_states.safetensors");
+    std::vector<TensorBytes> tensors;
+    for (const auto& t : source->tensors()) {
+        const auto bytes = source->bytes(t);
+        tensors.push_back({{t.name, t.dtype, t.shape}, std::vector<std::byte>(bytes.begin(), bytes.end())});
+    }
+    auto meta = source->header().metadata;
+    meta[key] = value;
+    writeSafetensorsFile(path, std::move(tensors), meta);
+    return path;
+}
+
 AcceptanceJob jobFor(const DemoSet& set, int k)
 {
     AcceptanceJob job;
@@ -368,16 +384,8 @@ void TestAcceptance::nonGreedyCaptureUsesTargetHead()
     // The demo capture again, declared non-greedy and without target_argmax: the target's tokens must then
     // come from its head on the captured last layer, which needs --target.
     const auto& set = m_sets.at("qwen3-dflash");
-    const auto source = SafetensorsFile::open(set.capture / "hidden_states.safetensors");
-    std::vector<TensorBytes> tensors;
-    for (const auto& t : source->tensors()) {
-        const auto bytes = source->bytes(t);
-        tensors.push_back({{t.name, t.dtype, t.shape}, std::vector<std::byte>(bytes.begin(), bytes.end())});
-    }
-    auto meta = source->header().metadata;
-    meta["greedy"] = "false";
-    const auto path = std::filesystem::path(m_dir.path().toStdString()) / "sampled.safetensors";
-    writeSafetensorsFile(path, std::move(tensors), meta);
+    const auto path = captureWith(
+        set, std::filesystem::path(m_dir.path().toStdString()) / "sampled.safetensors", "greedy", "false");
 
     auto job = jobFor(set, 2);
     job.capture = path;
@@ -453,18 +461,10 @@ void TestAcceptance::temperatureNeedsTheTargetsDistribution()
     // The target's distribution comes from the capture's last layer: a capture without it is refused, naming
     // the field.
     const auto& set = m_sets.at("qwen3-dflash");
-    const auto alone = std::filesystem::path(m_dir.path().toStdString()) / "no-last-layer.safetensors";
-    const auto source = SafetensorsFile::open(set.capture / "hidden_states.safetensors");
-    std::vector<TensorBytes> tensors;
-    for (const auto& t : source->tensors()) {
-        const auto bytes = source->bytes(t);
-        tensors.push_back({{t.name, t.dtype, t.shape}, std::vector<std::byte>(bytes.begin(), bytes.end())});
-    }
-    auto meta = source->header().metadata;
-    meta["last_layer_included"] = "false";
-    writeSafetensorsFile(alone, std::move(tensors), meta);
     auto job = jobFor(set, 2);
-    job.capture = alone;
+    job.capture =
+        captureWith(set, std::filesystem::path(m_dir.path().toStdString()) / "no-last-layer.safetensors",
+                    "last_layer_included", "false");
     job.options.temperature = 0.7;
     try {
         runAcceptance(job);

@@ -70,10 +70,15 @@ std::vector<double> softmaxAt(const float* row, std::int64_t n, double temperatu
 double acceptanceProbability(const DraftForward& draft, const Proposals& proposals, std::int64_t index, int j,
                              const float* target, std::int64_t targetVocab, const AcceptanceOptions& options)
 {
-    const auto p = softmaxAt(target, targetVocab, options.temperature);
     if (options.drafting == DraftSampling::Greedy) {
-        return p[static_cast<std::size_t>(proposals.token(index, j))];
+        const double top = *std::max_element(target, target + targetVocab);
+        double sum = 0;
+        for (std::int64_t v = 0; v < targetVocab; ++v) {
+            sum += std::exp((target[v] - top) / options.temperature);
+        }
+        return std::exp((target[proposals.token(index, j)] - top) / options.temperature) / sum;
     }
+    const auto p = softmaxAt(target, targetVocab, options.temperature);
     const auto q =
         softmaxAt(proposals.logits.row(index * proposals.k + j), proposals.logits.cols, options.temperature);
     double overlap = 0;
@@ -152,8 +157,8 @@ ProposalFeed feedOf(const AcceptanceOptions& options)
     return options.temperature > 0 ? ProposalFeed::CapturedTokens : ProposalFeed::OwnProposals;
 }
 
-/// At a temperature: every proposal's α_j at the anchors @p positions of @p sample, from the target's logits
-/// at rows anchor … anchor + k − 1 (row t predicts token t + 1).
+/// At a temperature: α_j of every proposal at one anchor (row @p index of @p proposals), from the target's
+/// logits predicting each (rows index · k + j of @p targetLogits).
 void addAcceptance(DraftOutcome& outcome, const DraftForward& draft, const Proposals& proposals,
                    std::int64_t index, const Activations& targetLogits, const AcceptanceOptions& options)
 {
@@ -185,9 +190,11 @@ void requireSamplingInputs(const HiddenStateCapture& capture, const AcceptanceOp
                                     ": must be a finite number ≥ 0");
     }
     if (options.temperature > 0 && options.targetHead == nullptr) {
-        throw ForwardInputError(capture.info().path.string(), "__metadata__.last_layer_included",
-                                "acceptance at a temperature needs the target's distribution: the target "
-                                "model (its final norm and head) and the capture's last layer");
+        throw ForwardInputError(
+            capture.info().path.string(), "target model",
+            "acceptance at a temperature needs the target's distribution: give the target "
+            "model (--target-model in the CLI, the Target field in the app), whose final "
+            "norm and head read the capture's last layer");
     }
 }
 

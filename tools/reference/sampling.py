@@ -16,8 +16,8 @@ tokens (EAGLE-3's chain, DSpark's Markov head).
       the product's format whose metadata says greedy false and the temperature
   python3 sampling.py loop FAMILY --temperature T --seed S [--samples N] [--runs R]
       the online loop with a greedy draft and the target sampling at T (standard rejection sampling, the
-      residual distribution on a rejection, a bonus token from p_T): mean τ per cycle and its standard
-      error over R seeded runs
+      residual distribution on a rejection, a bonus token from p_T): τ per cycle and its standard error
+      (sequences as clusters), over R seeded runs of the N prompts
   python3 sampling.py bias FAMILY --temperature T --cli CLI [--runs R]
       one row of docs/acceptance.md's bias table: the greedy capture's estimate over all anchors, a capture
       sampled at T replayed (counted and expected form), and the online loop"""
@@ -186,24 +186,28 @@ def online_loop(draft: Draft, target: Target, prompt: torch.Tensor, temperature:
 
 
 def online_tau(family: str, temperature: float, seed: int, samples: int, runs: int) -> tuple[float, float, int]:
-    """Mean τ per cycle (1 + mean accepted length) of @p runs seeded loops over the first @p samples
-    prompts, and the standard error of the mean over runs."""
+    """τ per cycle (1 + accepted tokens / cycles) of @p runs seeded loops over the first @p samples prompts,
+    with its standard error: a ratio of sums over independent sequences (the delta method, sequences as
+    clusters, since a sequence's cycles are not independent)."""
     common.threads()
     target = Target.load(common.TRAINED / "target")
     draft = Draft.load(common.TRAINED / family, load_shared(common.TRAINED / "target"))
     tensors, _ = stio.load(common.TRAINED / "capture" / "hidden_states.safetensors")
     off = tensors["sample_offsets"].tolist()
-    taus, cycles = [], 0
+    accepted, cycles = [], []  # per sequence of every run
     for run in range(runs):
         generator = torch.Generator().manual_seed(seed + run)
-        lengths = []
         for s in range(samples):
             prompt_length = int((tensors["loss_mask"][off[s]:off[s + 1]] == 0).sum())
-            lengths += online_loop(draft, target, tensors["token_ids"][off[s]:off[s] + prompt_length].long(),
-                                   temperature, dc.K, generator)
-        taus.append(1 + float(np.mean(lengths)))
-        cycles += len(lengths)
-    return float(np.mean(taus)), float(np.std(taus, ddof=1) / np.sqrt(runs)) if runs > 1 else 0.0, cycles
+            lengths = online_loop(draft, target, tensors["token_ids"][off[s]:off[s] + prompt_length].long(),
+                                  temperature, dc.K, generator)
+            accepted.append(sum(lengths))
+            cycles.append(len(lengths))
+    accepted, cycles = np.array(accepted, float), np.array(cycles, float)
+    ratio = accepted.sum() / cycles.sum()
+    n = len(cycles)
+    se = np.sqrt(n / (n - 1) * ((accepted - ratio * cycles) ** 2).sum()) / cycles.sum()
+    return 1 + float(ratio), float(se), int(cycles.sum())
 
 
 def product(cli: str, family: str, capture: Path, extra: list[str]) -> dict:
@@ -238,7 +242,7 @@ def main():
     ap.add_argument("--temperature", type=float, required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--samples", type=int, default=64)
-    ap.add_argument("--runs", type=int, default=4)
+    ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--out")
     ap.add_argument("--cli")
     args = ap.parse_args()
