@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 using namespace spark;
 
@@ -135,13 +136,15 @@ void compareOnline(const nlohmann::json& product, const nlohmann::json& online)
     }
 }
 
-/// One family's rows: BF16 and each export the reference loop dequantized.
-void addRows(const char* family)
+/// One family's rows: the BF16 draft and the allocator's two plans, or its exports under one scheme each
+/// (@p schemes), as the reference loop dequantized them.
+void addRows(const char* family, bool schemes)
 {
     QTest::addColumn<QString>("family");
     QTest::addColumn<QString>("scheme"); // empty: BF16
-    for (const char* scheme :
-         {"", "W4A16", "W8A16", "NVFP4A16", "FP8_DYNAMIC", "allocated", "allocated-fewest-bytes"}) {
+    const auto rows = schemes ? std::vector<const char*>{"W4A16", "W8A16", "NVFP4A16", "FP8_DYNAMIC"}
+                              : std::vector<const char*>{"", "allocated", "allocated-fewest-bytes"};
+    for (const char* scheme : rows) {
         QTest::addRow("%s %s", family, *scheme ? scheme : "BF16") << family << scheme;
     }
 }
@@ -184,19 +187,25 @@ void replayEqualsTheOnlineLoop()
 
 } // namespace
 
-// One test function per draft (tests/CMakeLists.txt runs each as its own ctest entry, so that they run in
+// Two test functions per draft (tests/CMakeLists.txt runs each as its own ctest entry, so that they run in
 // parallel and none runs long).
 class TestTrainedReplay : public QObject
 {
     Q_OBJECT
 
   private Q_SLOTS:
-    void eagle3_data() { addRows("eagle3"); }
+    void eagle3_data() { addRows("eagle3", false); }
     void eagle3() { replayEqualsTheOnlineLoop(); }
-    void qwen3Dflash_data() { addRows("qwen3-dflash"); }
+    void eagle3Schemes_data() { addRows("eagle3", true); }
+    void eagle3Schemes() { replayEqualsTheOnlineLoop(); }
+    void qwen3Dflash_data() { addRows("qwen3-dflash", false); }
     void qwen3Dflash() { replayEqualsTheOnlineLoop(); }
-    void dspark_data() { addRows("dspark"); }
+    void qwen3DflashSchemes_data() { addRows("qwen3-dflash", true); }
+    void qwen3DflashSchemes() { replayEqualsTheOnlineLoop(); }
+    void dspark_data() { addRows("dspark", false); }
     void dspark() { replayEqualsTheOnlineLoop(); }
+    void dsparkSchemes_data() { addRows("dspark", true); }
+    void dsparkSchemes() { replayEqualsTheOnlineLoop(); }
 
     /// The first sequences written as a speculators hs_* directory (layer ids and prompt length in its
     /// capture.json) replay exactly as the same sequences of the capture file.
