@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
+#include <stdexcept>
 
 namespace spark {
 namespace {
@@ -174,15 +176,30 @@ std::vector<int> HiddenStateCapture::slotsOf(const std::vector<int>& layerIds, c
 Activations HiddenStateCapture::hidden(std::int64_t sample, const std::vector<int>& slots,
                                        std::int64_t length) const
 {
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(std::max<std::int64_t>(length, 0)));
+    std::iota(rows.begin(), rows.end(), std::int64_t{0});
+    return hiddenRows(sample, slots, rows);
+}
+
+Activations HiddenStateCapture::hiddenRows(std::int64_t sample, const std::vector<int>& slots,
+                                           const std::vector<std::int64_t>& rows) const
+{
     const auto& part = m_samples.at(static_cast<std::size_t>(sample));
     const std::int64_t h = m_info.hiddenSize;
     const std::int64_t width = dtypeBits(part.hidden.dtype) / 8;
     const std::byte* scales = part.scales.bytes.empty() ? nullptr : part.scales.bytes.data();
-    Activations out(length, static_cast<std::int64_t>(slots.size()) * h);
-    for (std::int64_t t = 0; t < length; ++t) {
+    Activations out(static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(slots.size()) * h);
+    std::int64_t length = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const std::int64_t t = rows[r];
+        if (t < 0 || t >= part.length) {
+            throw std::out_of_range("row " + std::to_string(t) + " outside sample " + std::to_string(sample) +
+                                    " of " + std::to_string(part.length) + " rows");
+        }
+        length = std::max(length, t + 1);
         for (std::size_t s = 0; s < slots.size(); ++s) {
             const std::byte* src = part.hidden.bytes.data() + ((t * part.layers + slots[s]) * h) * width;
-            float* dst = out.row(t) + static_cast<std::int64_t>(s) * h;
+            float* dst = out.row(static_cast<std::int64_t>(r)) + static_cast<std::int64_t>(s) * h;
             toFloat(part.hidden.dtype, src, static_cast<std::size_t>(h), dst);
             if (scales != nullptr) {
                 // FP8 states: code · scale in FP32, the scale of the row and layer, broadcast as torch does.

@@ -112,6 +112,10 @@ class HiddenStateCapture
     /// @brief Rows [0, length) of @p sample as FP32, the layers of @p slots side by side: [length,
     /// slots.size() · hiddenSize].
     Activations hidden(std::int64_t sample, const std::vector<int>& slots, std::int64_t length) const;
+    /// @brief Only the rows @p rows of @p sample, in that order (what reads a few positions of a long
+    /// sequence, e.g. the target's distribution at each verify cycle).
+    Activations hiddenRows(std::int64_t sample, const std::vector<int>& slots,
+                           const std::vector<std::int64_t>& rows) const;
 
   private:
     CaptureInfo m_info;

@@ -58,8 +58,7 @@ std::vector<std::int64_t> TargetHead::argmax(const HiddenStateCapture& capture, 
 Activations TargetHead::logits(const HiddenStateCapture& capture, std::int64_t sample,
                                const std::vector<std::int64_t>& rows) const
 {
-    const std::int64_t length = rows.empty() ? 0 : *std::max_element(rows.begin(), rows.end()) + 1;
-    Activations h = capture.hidden(sample, {m_slot}, length).gather(rows);
+    Activations h = capture.hiddenRows(sample, {m_slot}, rows);
     rmsNorm(h, m_norm, m_eps);
     return linear(*m_head, h, m_threads);
 }
