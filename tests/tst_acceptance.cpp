@@ -7,6 +7,7 @@
 #include "core/io/safetensorsfilewriter.h"
 #include "testsupport.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -89,6 +90,7 @@ class TestAcceptance : public QObject
     void nonGreedyCaptureUsesTargetHead();
     void temperatureZeroIsGreedy();
     void temperatureNeedsTheTargetsDistribution();
+    void objectiveTendsToTheGreedyCount();
     void perUnitSensitivityRanksUnits();
 
   private:
@@ -441,6 +443,66 @@ void TestAcceptance::temperatureZeroIsGreedy()
         QVERIFY2(std::abs(c["positions"][i]["accept_base"].get<double>() - counted) < 0.01,
                  c["positions"][i].dump().c_str());
     }
+}
+
+void TestAcceptance::objectiveTendsToTheGreedyCount()
+{
+    // The trained EAGLE-3 head against a W4A16 plan on its greedy capture. Asking for the objective feeds
+    // both drafts the target's tokens: every accepted count and flip stays what the serving loop gives (the
+    // fed tokens equal the draft's own wherever a proposal can still be accepted). As the draft temperature
+    // goes to 0, the expected accepted length tends to the count (1 + objective = tau), and it falls as
+    // the temperature rises (a sampled draft misses tokens its argmax gets).
+    const auto trained = test::dataPath("trained");
+    QTemporaryDir dir;
+    const auto table = dir.filePath(QStringLiteral("anchors.csv")).toStdString();
+    const std::vector<std::string> common{"acceptance",
+                                          (trained / "eagle3").string(),
+                                          "--hidden-states",
+                                          (trained / "capture").string(),
+                                          "--target-model",
+                                          (trained / "target").string(),
+                                          "--k",
+                                          "3",
+                                          "--anchors",
+                                          "256",
+                                          "--json"};
+    const auto plain = test::runCli(common);
+    QVERIFY2(plain.exitCode == 0, plain.err.c_str());
+    auto args = common;
+    args.insert(args.end(), {"--objective-temperature", "0.001,0.2,1", "--anchor-table", table});
+    const auto scored = test::runCli(args);
+    QVERIFY2(scored.exitCode == 0, scored.err.c_str());
+    const auto p = nlohmann::json::parse(plain.out), o = nlohmann::json::parse(scored.out);
+    for (std::size_t i = 0; i < 3; ++i) {
+        for (const char* key : {"accept_base", "accept_quantized", "flip_rate"}) {
+            QCOMPARE(o["positions"][i][key].get<double>(), p["positions"][i][key].get<double>());
+        }
+    }
+    const auto& objective = o["objective"];
+    QCOMPARE(objective.size(), std::size_t{3});
+    // Within a position or two of the 768: only a near-tie of the top two logits (under 1e-3 of 0.1-4
+    // margins) keeps q from 0 or 1 at t = 0.001.
+    QCOMPARE(objective[0]["draft_temperature"].get<double>(), 0.001);
+    QVERIFY(std::abs(1 + objective[0]["base"].get<double>() - p["tau_base"].get<double>()) < 2.0 / 256);
+    QVERIFY(std::abs(1 + objective[0]["quantized"].get<double>() - p["tau_quantized"].get<double>()) <
+            2.0 / 256);
+    QVERIFY(objective[1]["base"].get<double>() > objective[2]["base"].get<double>());
+    // The table holds one row per anchor with both drafts' counts, whose mean difference is the run's Δτ.
+    QFile file(QString::fromStdString(table));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto lines = QString::fromUtf8(file.readAll()).trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 257);
+    QVERIFY(lines[0].startsWith(QStringLiteral("sample,position,accepted_base,accepted_quantized,")));
+    double change = 0;
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const auto cells = lines[i].split(QLatin1Char(','));
+        QCOMPARE(cells.size(), 10);
+        change += cells[3].toDouble() - cells[2].toDouble();
+    }
+    QVERIFY(std::abs(change / 256 - o["tau_delta"].get<double>()) < 1e-12);
+    // At a temperature, or replayed, there is no objective.
+    args.insert(args.end(), {"--replay"});
+    QCOMPARE(test::runCli(args).exitCode, 2);
 }
 
 void TestAcceptance::temperatureNeedsTheTargetsDistribution()

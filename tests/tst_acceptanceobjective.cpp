@@ -3,6 +3,7 @@
 // paired comparison of two plans and the FP8 input quantization of FP8_DYNAMIC modules (against values
 // worked out by hand from the float8_e4m3fn grid).
 #include "core/allocate/acceptanceobjective.h"
+#include "core/forward/expectedacceptance.h"
 #include "core/forward/inputquantization.h"
 #include "core/quant/weightscheme.h"
 #include "testsupport.h"
@@ -38,6 +39,8 @@ class TestAcceptanceObjective : public QObject
     void allocatorRejectsMalformedLosses();
     void anchorsSplitBySample();
     void screenKeepsTheParetoSetTheRecipeAndBf16();
+    void objectiveLossCountsOnlySignificantGains();
+    void expectedAcceptedIsTheSumOfPrefixProducts();
     void pairedDifferenceOfTwoPlans();
     void fp8InputsFollowTheE4m3Grid();
     void onlyFp8DynamicQuantizesInputs();
@@ -49,7 +52,8 @@ void TestAcceptanceObjective::allocatorMinimisesAnyLoss()
     // chosen candidates' losses within it, whatever the losses (they need not follow any weight error).
     std::mt19937 rng(11);
     std::uniform_int_distribution<std::uint64_t> cost(1, 40);
-    std::uniform_real_distribution<double> loss(0.0, 1.0);
+    // Negative losses too: a candidate the target-aware objective finds significantly better than BF16.
+    std::uniform_real_distribution<double> loss(-0.3, 1.0);
     std::vector<std::vector<std::uint64_t>> costs(5);
     CandidateLosses losses;
     for (auto& c : costs) {
@@ -147,25 +151,63 @@ void TestAcceptanceObjective::screenKeepsTheParetoSetTheRecipeAndBf16()
     // goes on).
     auto sweep = sweepWithCosts({{100, 20, 30, 40, 50}});
     std::vector<AcceptanceEffect> screen(5);
-    const double kl[] = {0, 0.5, 0.6, 0.2, 0.1};
+    const std::vector<double> kl{0, 0.5, 0.6, 0.2, 0.1};
     for (std::size_t c = 0; c < 5; ++c) {
         screen[c].kl = kl[c];
     }
-    QCOMPARE(screenSurvivors(sweep.units[0], screen), (std::vector<bool>{true, true, false, true, true}));
+    QCOMPARE(screenSurvivors(sweep.units[0], kl), (std::vector<bool>{true, true, false, true, true}));
     // The recipe's candidate goes on even when dominated, so that the recipe stays on the frontier's map.
     sweep.units[0].baseScheme = sweep.units[0].candidates[2].scheme;
-    QCOMPARE(screenSurvivors(sweep.units[0], screen), (std::vector<bool>(5, true)));
+    QCOMPARE(screenSurvivors(sweep.units[0], kl), (std::vector<bool>(5, true)));
     sweep.units[0].baseScheme = &keepScheme();
 
     UnitEffects effects;
+    effects.loss = AcceptanceLoss::Kl;
     effects.perUnit = {screen};
-    effects.survived = {screenSurvivors(sweep.units[0], screen)};
+    effects.survived = {screenSurvivors(sweep.units[0], kl)};
     const auto in = acceptanceAllocatorInput(sweep, effects);
     QCOMPARE(in.sweep.units[0].candidates.size(), std::size_t{4});
     QCOMPARE(in.losses.perUnit[0], (std::vector<double>{0, 0.5, 0.2, 0.1}));
     // Effects of another sweep are refused.
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                              acceptanceAllocatorInput(sweepWithCosts({{1}, {2}}), effects));
+}
+
+void TestAcceptanceObjective::objectiveLossCountsOnlySignificantGains()
+{
+    // The loss is minus the objective's change; a gain whose interval holds 0 is noise and counts as no
+    // change, a significant gain stays negative, a loss counts whole.
+    const auto effect = [](double mean, double low, double high) {
+        AcceptanceEffect e;
+        e.kl = 0.125;
+        e.objective = mean;
+        e.objectiveLow = low;
+        e.objectiveHigh = high;
+        return e;
+    };
+    UnitEffects effects;
+    QCOMPARE(effects.lossOf(effect(-0.04, -0.06, -0.02)), 0.04);
+    QCOMPARE(effects.lossOf(effect(-0.01, -0.03, 0.01)), 0.01);
+    QCOMPARE(effects.lossOf(effect(0.01, -0.01, 0.03)), 0.0);
+    QCOMPARE(effects.lossOf(effect(0.02, 0.005, 0.035)), -0.02);
+    QCOMPARE(effects.measuredLoss(effect(0.01, -0.01, 0.03)), -0.01);
+    QCOMPARE(effects.lossOf(AcceptanceEffect{}), 0.0); // BF16, never measured
+    effects.loss = AcceptanceLoss::Kl;
+    QCOMPARE(effects.lossOf(effect(0.02, 0.005, 0.035)), 0.125);
+    QCOMPARE(parseAcceptanceLoss("kl"), AcceptanceLoss::Kl);
+    QCOMPARE(parseAcceptanceLoss(acceptanceLossName(AcceptanceLoss::ExpectedAcceptance)),
+             AcceptanceLoss::ExpectedAcceptance);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, parseAcceptanceLoss("tau"));
+}
+
+void TestAcceptanceObjective::expectedAcceptedIsTheSumOfPrefixProducts()
+{
+    // By hand: q = (0.5, 0.4, 0.9) accepts the first with 0.5, the first two with 0.2, all three with 0.18.
+    const std::vector<double> q{0.5, 0.4, 0.9};
+    QVERIFY(std::fabs(expectedAccepted(q) - 0.88) < 1e-15);
+    QCOMPARE(expectedAccepted(std::vector<double>{1, 1, 1}), 3.0);
+    QCOMPARE(expectedAccepted(std::vector<double>{0, 1, 1}), 0.0);
+    QCOMPARE(expectedAccepted({}), 0.0);
 }
 
 void TestAcceptanceObjective::pairedDifferenceOfTwoPlans()

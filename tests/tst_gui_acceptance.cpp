@@ -16,6 +16,7 @@
 #include "views/plan/sweepjob.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -348,6 +349,47 @@ class TestGuiAcceptance : public QObject
         QVERIFY(!m_panel->cancelButton()->isEnabled());
         // The cancelled job's result never arrives later.
         QVERIFY(!finished.wait(500));
+    }
+
+    void escapeCancelsSensitivityAndEmptiesTheBar()
+    {
+        // Esc (the window's Cancel) stops the per-unit sensitivity as it stops the analysis, and the bar
+        // goes back to empty instead of staying where the job stopped.
+        setInputs(4, 0);
+        m_panel->planRadio()->setChecked(true);
+        auto* cancel = m_window->findChild<QAction*>(QStringLiteral("cancelAction"));
+        QVERIFY(cancel);
+        QCOMPARE(cancel->shortcut(), QKeySequence(Qt::Key_Escape));
+        QVERIFY(!cancel->isEnabled());
+        QSignalSpy finished(m_panel->runner(), &AcceptanceRunner::finished);
+        m_panel->sensitivityButton()->click();
+        QVERIFY(m_panel->runner()->isRunning());
+        QVERIFY(cancel->isEnabled());
+        m_panel->progressBar()->setFraction(0.92);
+        cancel->trigger();
+        QCOMPARE(finished.count(), 1);
+        QVERIFY(!finished.front().front().value<AcceptanceJobResult>().units);
+        QCOMPARE(m_panel->progressBar()->value(), 0);
+        QVERIFY(!cancel->isEnabled());
+        QVERIFY(m_panel->sensitivityButton()->isEnabled());
+    }
+
+    void progressSaysTimeLeft()
+    {
+        JobProgressBar bar;
+        bar.start();
+        bar.setFraction(0.25);
+        QVERIFY(!bar.text().contains(QStringLiteral("left"))); // no pace yet
+        QTest::qWait(1100);
+        bar.setFraction(0.5); // half done after a second or more: about as long again
+        QVERIFY2(bar.text().contains(QStringLiteral("about 1 s left")) ||
+                     bar.text().contains(QStringLiteral("about 2 s left")),
+                 qPrintable(bar.text()));
+        bar.finish();
+        QCOMPARE(bar.value(), bar.maximum());
+        QVERIFY(!bar.text().contains(QStringLiteral("left")));
+        bar.clear();
+        QCOMPARE(bar.value(), 0);
     }
 
     void dropOnTheTabSetsTheCapture()

@@ -1,6 +1,7 @@
 // The budget allocator in the GUI: sweep in the background, the frontier plot, the budget slider applying
 // plans as undoable edits, the per-unit sweep table in the tensor detail panel, and the chosen plan exported
 // and verified through the GUI's export runner.
+#include "core/forward/expectedacceptance.h"
 #include "core/plan/planfile.h"
 #include "core/quant/analyzer.h"
 #include "guitesthelpers.h"
@@ -25,6 +26,7 @@
 #include "views/tensors/tensortreemodel.h"
 #include "views/window/mainwindow.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QLineEdit>
 #include <QPushButton>
@@ -106,6 +108,16 @@ class TestGuiBudget : public QObject
         acceptance->targetEdit()->setText(QString::fromStdString((trained / "target").string()));
         acceptance->kSpin()->setValue(2);
         acceptance->anchorsSpin()->setValue(32);
+        // Esc stops the scoring too, and the bar goes back to empty.
+        auto* cancel = window.findChild<QAction*>(QStringLiteral("cancelAction"));
+        QVERIFY(cancel && !cancel->isEnabled());
+        panel->startScoring();
+        QVERIFY(cancel->isEnabled());
+        panel->progressBar()->setFraction(0.92);
+        cancel->trigger();
+        QVERIFY(!panel->scores() && panel->scoreButton()->isEnabled());
+        QCOMPARE(panel->progressBar()->value(), 0);
+        QVERIFY(!cancel->isEnabled());
         panel->startScoring();
         QVERIFY(!panel->scoreButton()->isEnabled());
         QTRY_VERIFY_WITH_TIMEOUT(panel->scoreButton()->isEnabled(), 300000);
@@ -118,8 +130,12 @@ class TestGuiBudget : public QObject
         QVERIFY(std::any_of(units.begin(), units.end(), [](const SweepUnit& u) {
             return u.name == "lm_head" && u.candidates.size() > 1;
         }));
-        QVERIFY(panel->frontierPlot()->plot()->yAxis->label().contains(QStringLiteral("KL")));
-        QVERIFY(panel->summaryText().contains(QStringLiteral("Objective: acceptance")));
+        // The frontier's loss is the target-aware objective at the draft temperature chosen, which the axis
+        // and the summary name.
+        const auto t = QLocale().toString(kObjectiveTemperature, 'f', 2);
+        QVERIFY(
+            panel->frontierPlot()->plot()->yAxis->label().contains(QStringLiteral("sampled at t = ") + t));
+        QVERIFY(panel->summaryText().contains(QStringLiteral("Objective: loss of the accepted length")));
 
         // A budget point applies a plan whose record says it was chosen by acceptance on that capture.
         const int last = panel->budgetSlider()->maximum();
@@ -127,8 +143,9 @@ class TestGuiBudget : public QObject
         panel->budgetSlider()->setValue(last / 2);
         QTRY_VERIFY(window.planController()->exportablePlan());
         const auto options = window.planController()->planOptions();
-        QVERIFY(options.budget && options.budget->acceptanceKl);
-        QCOMPARE(*options.budget->acceptanceKl, panel->allocator()->frontier()[last / 2].loss);
+        QVERIFY(options.budget && options.budget->acceptanceLoss);
+        QCOMPARE(options.budget->acceptanceLossKind, std::string("expected-acceptance"));
+        QCOMPARE(*options.budget->acceptanceLoss, panel->allocator()->frontier()[last / 2].loss);
         QVERIFY(QString::fromStdString(options.budget->capture).endsWith(QStringLiteral("capture-hs")));
 
         // Measure Plan: the plan and the recipe on the held-out (odd) samples, paired.
@@ -312,6 +329,22 @@ class TestGuiBudget : public QObject
         QVERIFY(outcome.verify.has_value());
         QVERIFY2(outcome.verify->ok(), outcome.verify->summary().c_str());
         QVERIFY(outcome.verify->bitExactModules > 0);
+
+        // An applied point is a plan, not a set of pins: sweeping again starts from the user's own rules,
+        // so the whole frontier comes back (one point only, when the point's rules were read as pins) and
+        // the presets are drawn under the user's rules alone.
+        {
+            const auto frontierBefore = panel->allocator()->frontier().size();
+            const auto userRules = panel->sweep()->plan.schemes;
+            const auto appliedEdits = window.planController()->edits();
+            QVERIFY(appliedEdits.schemes.size() > static_cast<qsizetype>(userRules.size()));
+            QVERIFY(sweepAndWait(panel));
+            QCOMPARE(panel->allocator()->frontier().size(), frontierBefore);
+            QVERIFY(panel->sweep()->plan.schemes == userRules);
+            QVERIFY(window.planController()->edits() == appliedEdits); // the plan in use stays
+        }
+        panel->budgetSlider()->setValue(target == panel->budgetSlider()->value() ? target + 1 : target);
+        panel->budgetSlider()->setValue(target);
 
         // The plan carries its budget as a record, saved in the plan file and read back; another edit of
         // the plan drops it (the record describes the allocation's rules only).

@@ -45,6 +45,9 @@ class TestPlanFile : public QObject
         options.groupSize = -1;
         options.tpDegree = 2;
         options.budget = PlanBudget{"drafter_ms", 123456789, 0.42, 0.0125, {"lm_head=2"}, {"W4A16", "W8A16"}};
+        options.budget->acceptanceLoss = -0.0375; // a significant gain of expected acceptance
+        options.budget->acceptanceLossKind = "expected-acceptance";
+        options.budget->capture = "capture.safetensors";
         const auto file = path("all.json");
         writePlanFile(file, options);
         const auto back = readPlanFile(file);
@@ -83,6 +86,14 @@ class TestPlanFile : public QObject
         QCOMPARE(options.bits, 4);
         QCOMPARE(options.groupSize, 128);
         QCOMPARE(options.tpDegree, 1);
+        // A budget record of the KL loss, as older files wrote it, still loads with its kind.
+        const auto old = parsePlanFile(
+            R"({"format": "sparkulator-plan", "version": 1, "budget": {"objective": "streamed_bytes",
+                "budget_bytes": 1, "acceptance_kl": 0.25, "capture": "c.safetensors"}})",
+            "old.json");
+        QVERIFY(old.budget && old.budget->acceptanceLoss);
+        QCOMPARE(*old.budget->acceptanceLoss, 0.25);
+        QCOMPARE(old.budget->acceptanceLossKind, std::string("kl"));
     }
 
     void errorsNameFileAndField_data()
@@ -129,6 +140,9 @@ class TestPlanFile : public QObject
         QTest::addRow("budget unknown key")
             << R"({"format": "sparkulator-plan", "version": 1, "budget": {"objective": "streamed_bytes", "budget_bytes": 1, "mu": 2}})"
             << "p.json: field 'budget': unknown field 'mu'";
+        QTest::addRow("budget loss kind")
+            << R"({"format": "sparkulator-plan", "version": 1, "budget": {"objective": "streamed_bytes", "budget_bytes": 1, "acceptance_loss": 0.5, "acceptance_loss_kind": "tau"}})"
+            << "p.json: field 'budget': 'acceptance_loss' needs 'acceptance_loss_kind'";
         QTest::addRow("unknown key") << R"({"format": "sparkulator-plan", "version": 1, "targetz": []})"
                                      << "p.json: unknown field 'targetz'";
     }

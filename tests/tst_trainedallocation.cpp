@@ -61,12 +61,17 @@ void TestTrainedAllocation::cliChoosesByAcceptance()
     const auto& floor = acceptance.at("numerics_floor");
     QVERIFY(floor.at("tau_delta_ci")[0].get<double>() <= floor.at("tau_delta").get<double>() &&
             floor.at("tau_delta").get<double>() <= floor.at("tau_delta_ci")[1].get<double>());
-    // The loss is the measured KL, and it is the sum of the chosen units' own KL.
+    // The loss is the change of expected acceptance each chosen unit made alone, summed; a gain whose
+    // interval holds 0 counts as none (draft-forward.md §13).
+    QCOMPARE(acceptance.at("loss").get<std::string>(), std::string("expected-acceptance"));
+    QCOMPARE(acceptance.at("objective_temperature").get<double>(), 0.5);
     double sum = 0;
     for (const auto& unit : acceptance.at("units")) {
-        sum += unit.at("alone").at("kl").get<double>();
+        const auto& alone = unit.at("alone");
+        const double change = alone.at("objective").get<double>();
+        sum += change > 0 && alone.at("objective_ci")[0].get<double>() <= 0 ? 0.0 : -change;
     }
-    QVERIFY(std::fabs(sum - a.at("acceptance_kl").get<double>()) <= 1e-12 * std::max(1.0, sum));
+    QVERIFY(std::fabs(sum - a.at("acceptance_loss").get<double>()) <= 1e-12 * std::max(1.0, sum));
     QVERIFY(!a.contains("weighted_error"));
     QCOMPARE(acceptance.at("plan").at("streamed_bytes"), a.at("streamed_bytes"));
     // At the recipe's bytes the plan is no larger than the recipe.
@@ -74,7 +79,7 @@ void TestTrainedAllocation::cliChoosesByAcceptance()
             a.at("preset_comparison").at("preset_point").at("streamed_bytes").get<std::uint64_t>());
     // The saved plan keeps the record and gives the same plan without measuring again.
     const auto saved = readJsonFile(planFile);
-    QCOMPARE(saved.at("budget").at("acceptance_kl"), a.at("acceptance_kl"));
+    QCOMPARE(saved.at("budget").at("acceptance_loss"), a.at("acceptance_loss"));
     const auto again =
         test::runCli({"plan", (trained / "eagle3").string(), "--plan-file", planFile, "--json"});
     QVERIFY2(again.exitCode == 0, again.err.c_str());
@@ -99,6 +104,9 @@ void TestTrainedAllocation::cliRefusesWhatItCannotDo()
     refused({"plan", draft, "--budget", "preset", "--hidden-states", capture, "--speed-points", "3"},
             "--speed-points needs --best-speed");
     refused({"plan", draft, "--hidden-states", capture}, "needs --budget");
+    refused({"plan", draft, "--budget", "preset", "--hidden-states", capture, "--loss", "tau"},
+            "--loss: loss 'tau'");
+    refused({"plan", draft, "--budget", "preset", "--loss", "kl"}, "--loss needs --hidden-states");
     refused({"plan", draft, "--budget", "preset", "--hidden-states", (trained / "nothing-here").string()},
             "nothing-here");
 }

@@ -1,10 +1,12 @@
-// `plan --budget ... --hidden-states CAPTURE`: the allocator minimises the KL each unit's choice costs the
-// draft's proposals, measured on one half of the capture's samples; the chosen plan, the recipe and the
+// `plan --budget ... --hidden-states CAPTURE`: the allocator minimises what each unit's choice costs the
+// draft's expected acceptance against the target's tokens (or, asked, its KL to the BF16 draft), measured on
+// one half of the capture's samples; the chosen plan, the recipe and the
 // plan of the recipe's loss at the fewest bytes are then measured whole on the other half, beside the floor
 // that kernel numerics alone put under those numbers.
 #include "acceptancebudget.h"
 
 #include "captureargs.h"
+#include "core/forward/expectedacceptance.h"
 #include "format.h"
 #include "progressbar.h"
 
@@ -27,10 +29,20 @@ std::string interval(double mean, double low, double high)
 nlohmann::ordered_json effectJson(const AcceptanceEffect& e)
 {
     return {{"kl", e.kl},
+            {"objective", e.objective},
+            {"objective_ci", {e.objectiveLow, e.objectiveHigh}},
             {"tau_delta", e.tauDelta},
             {"tau_delta_ci", {e.tauDeltaLow, e.tauDeltaHigh}},
             {"flip_rate_first", e.flipFirst},
             {"anchors", e.anchors}};
+}
+
+std::string lossDescription(AcceptanceLoss loss)
+{
+    return loss == AcceptanceLoss::Kl ? "sum over positions of the mean KL(BF16 || plan) per proposal"
+                                      : "loss of the accepted length expected of the draft sampled at t = " +
+                                            formatFixed(kObjectiveTemperature, 2) +
+                                            " against the target's tokens (a gain inside its interval: 0)";
 }
 
 nlohmann::ordered_json planJson(const PlanAcceptance& p)
@@ -67,6 +79,9 @@ OptionTable acceptanceBudgetOptionTable()
              {"report-anchors", "N|all", "all",
               "held-out anchors the chosen plan and the recipe are reported on (with --hidden-states)"},
              {"seed", "S", "0", "seed of the anchor draw (with --hidden-states)"},
+             {"loss", "expected-acceptance|kl", "expected-acceptance",
+              "what the allocator minimises: the loss of expected acceptance against the target's tokens, or "
+              "the KL of the BF16 draft to the plan's, which is blind to the target (with --hidden-states)"},
              {"best-speed", "", "",
               "of the frontier's plans within the budget, take the best predicted speed (needs "
               "--hidden-states, "
@@ -100,6 +115,11 @@ std::optional<AcceptanceObjective> acceptanceObjectiveFrom(const Args& args,
     const auto report = args.value("report-anchors", "all");
     in.anchors.report = report == "all" ? 0 : args.integer("report-anchors", 0, 1, 1'000'000'000);
     in.anchors.seed = static_cast<std::uint64_t>(args.integer("seed", 0, 0, (1ll << 62)));
+    try {
+        in.loss = parseAcceptanceLoss(args.value("loss", "expected-acceptance"));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--loss: ") + e.what());
+    }
     in.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 4096));
     try {
         AcceptanceObjective objective(std::move(in));
@@ -127,7 +147,9 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
     auto& j = out.json;
     j["capture"] = objective.inputs().capture.string();
     j["k"] = objective.inputs().k;
-    j["loss"] = "sum over positions of the mean KL(BF16 || plan) per proposal";
+    j["loss"] = acceptanceLossName(effects.loss);
+    j["loss_description"] = lossDescription(effects.loss);
+    j["objective_temperature"] = kObjectiveTemperature;
     j["anchors"] = {{"screen", split.screen.size()},
                     {"confirm", split.confirm.size()},
                     {"report", split.report.size()},
@@ -136,7 +158,7 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
     j["candidates_confirmed"] = effects.measuredOnConfirm;
     j["scoring_seconds"] = effects.seconds;
     j["units"] = nlohmann::ordered_json::array();
-    Table units({"unit", "scheme", "rounding", "KL alone", "dtau alone", "rel_err"});
+    Table units({"unit", "scheme", "rounding", "KL alone", "objective alone", "dtau alone", "rel_err"});
     for (const auto& choice : allocation.units) {
         const auto& unit = allocator.sweep().units[choice.unit];
         // The chosen candidate's effect, found again among the unpruned candidates the effects follow.
@@ -149,11 +171,11 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
                               {"alone", effectJson(effect)}});
         units.add({unit.name, std::string(choice.scheme->name),
                    choice.scheme->quantizes() ? std::string(choice.rounding->name) : "-",
-                   formatFixed(effect.kl, 5), effect.anchors ? signedFixed(effect.tauDelta, 4) : "0",
-                   formatFixed(choice.relErr, 5)});
+                   formatFixed(effect.kl, 5), signedFixed(effect.objective, 4),
+                   effect.anchors ? signedFixed(effect.tauDelta, 4) : "0", formatFixed(choice.relErr, 5)});
     }
     j["plan"] = planJson(measured);
-    j["plan"]["kl_sum_of_units"] = allocation.point.loss;
+    j["plan"]["loss_sum_of_units"] = allocation.point.loss;
     j["recipe"] = planJson(recipeMeasured);
     j["plan_minus_recipe"] = differenceJson(versusRecipe);
     j["numerics_floor"] = effectJson(floor);
@@ -161,14 +183,15 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
     std::ostringstream text;
     text << "\nacceptance objective (k = " << objective.inputs().k << ", capture "
          << objective.inputs().capture.string() << "):\n"
-         << "  loss: KL(BF16 || plan) per proposal, summed over the k positions\n"
+         << "  loss: " << lossDescription(effects.loss) << "\n"
          << "  chosen on even samples: " << effects.measuredOnScreen << " candidate runs on "
          << split.screen.size() << " anchors, " << effects.measuredOnConfirm << " survivors on "
          << split.confirm.size() << " anchors (" << formatFixed(effects.seconds, 1) << " s)\n"
          << "  reported on odd samples: " << split.report.size() << " anchors\n";
     units.print(text);
-    text << "  KL of the plan: " << formatFixed(allocation.point.loss, 5) << " summed over its units, "
-         << formatFixed(measured.confirm.kl, 5) << " measured whole (same anchors)\n";
+    const double whole = effects.measuredLoss(measured.confirm);
+    text << "  loss of the plan: " << formatFixed(allocation.point.loss, 5) << " summed over its units, "
+         << formatFixed(whole, 5) << " measured whole (same anchors)\n";
     text << "  held out: dtau plan "
          << interval(measured.report.tauDelta, measured.report.tauDeltaLow, measured.report.tauDeltaHigh)
          << ", recipe "
@@ -185,7 +208,7 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
         const auto d = pairedDifference(m, recipeMeasured);
         j["same_loss"] = planJson(m);
         j["same_loss_minus_recipe"] = differenceJson(d);
-        text << "  the recipe's KL at the fewest bytes: " << formatBytes(m.streamedBytes) << " streamed ("
+        text << "  the recipe's loss at the fewest bytes: " << formatBytes(m.streamedBytes) << " streamed ("
              << formatFixed(100.0 * (1.0 - static_cast<double>(m.streamedBytes) /
                                                static_cast<double>(recipeMeasured.streamedBytes)),
                             1)

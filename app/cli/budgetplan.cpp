@@ -23,7 +23,7 @@ std::string scientific(double value)
     return text;
 }
 
-/// @p lossKey: "weighted_error" or "acceptance_kl", what the allocator's loss is.
+/// @p lossKey: "weighted_error" or "acceptance_loss", what the allocator's loss is.
 nlohmann::ordered_json pointJson(const FrontierPoint& p, const std::string& lossKey)
 {
     return {{"streamed_bytes", p.streamedBytes}, {"bytes", p.bytes}, {lossKey, p.loss}};
@@ -216,7 +216,8 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
     }
     record.weightedError = allocation->point.loss;
     if (acceptanceObjective) {
-        record.acceptanceKl = allocation->point.loss;
+        record.acceptanceLoss = allocation->point.loss;
+        record.acceptanceLossKind = acceptanceLossName(effects->loss);
         record.capture = acceptanceObjective->inputs().capture.string();
         record.weightedError = 0;
         for (const auto& choice : allocation->units) {
@@ -242,8 +243,8 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
         return p.available ? std::optional<double>(p.drafterMsAfter) : std::nullopt;
     };
 
-    const std::string lossKey = byAcceptance ? "acceptance_kl" : "weighted_error";
-    const std::string lossLabel = byAcceptance ? "KL" : "E";
+    const std::string lossKey = byAcceptance ? "acceptance_loss" : "weighted_error";
+    const std::string lossLabel = byAcceptance ? "loss" : "E";
     auto& j = out.json;
     j["objective"] = objective;
     j["budget_kind"] = budgetKindName(kind);
@@ -290,8 +291,8 @@ BudgetOutcome planWithBudget(const Checkpoint& checkpoint, const std::vector<Ten
          << "  streamed: " << formatBytes(allocation->point.streamedBytes) << " per draft step, checkpoint "
          << formatBytes(allocation->point.bytes) << "\n";
     if (byAcceptance) {
-        text << "  KL = sum over units of the KL each choice alone costs = "
-             << scientific(allocation->point.loss) << "\n";
+        text << "  loss = sum over units of what each choice alone costs ("
+             << acceptanceLossName(effects->loss) << ") = " << scientific(allocation->point.loss) << "\n";
     } else {
         text << "  E = sum(alpha * rel_err^2) = " << scientific(allocation->point.loss) << "\n"
              << "  (weight error does not predict acceptance: --hidden-states CAPTURE chooses by the "

@@ -10,6 +10,7 @@
 #include "core/forward/acceptancejob.h"
 #include "core/forward/acceptancerates.h"
 #include "core/forward/acceptancespeed.h"
+#include "core/forward/expectedacceptance.h"
 #include "core/io/filewriter.h"
 #include "numericsargs.h"
 #include "planargs.h"
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 namespace spark::cli {
@@ -85,6 +87,66 @@ void samplingFrom(const Args& args, AcceptanceOptions& options)
     } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--draft-sampling: ") + e.what());
     }
+}
+
+/// `--objective-temperature T[,T...]` into @p options.
+void objectiveFrom(const Args& args, AcceptanceOptions& options)
+{
+    const auto list = args.value("objective-temperature");
+    if (!list) {
+        return;
+    }
+    if (options.temperature > 0) {
+        throw UsageError("--objective-temperature is measured against the target's greedy tokens (T = 0)");
+    }
+    std::stringstream in(*list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        char* end = nullptr;
+        const double t = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !(t > 0) || t > 100) {
+            throw UsageError("--objective-temperature: '" + item + "' is not a number in (0, 100]");
+        }
+        options.scoreTemperatures.push_back(t);
+    }
+}
+
+/// `--anchor-table FILE`: every anchor's accepted lengths (and objective) as CSV, for pairing runs.
+void writeAnchorTable(const std::string& path, const AcceptanceRun& run, const AcceptanceOptions& options)
+{
+    std::ostringstream out;
+    out << "sample,position,accepted_base,accepted_quantized";
+    for (const double t : options.scoreTemperatures) {
+        out << ",objective_base@" << t << ",objective_quantized@" << t;
+    }
+    out << "\n";
+    out.precision(17);
+    for (const auto& o : run.outcomes) {
+        out << o.anchor.sample << "," << o.anchor.position << "," << o.base.accepted << ","
+            << (o.quantized ? std::to_string(o.quantized->accepted) : "");
+        for (std::size_t t = 0; t < options.scoreTemperatures.size(); ++t) {
+            out << "," << expectedAccepted(o.base.targetProbability[t]) << ","
+                << (o.quantized ? expectedAccepted(o.quantized->targetProbability[t]) : NAN);
+        }
+        out << "\n";
+    }
+    replaceTextFile(path, out.str());
+}
+
+/// The objective at each draft temperature, as JSON.
+nlohmann::ordered_json objectiveJson(const AcceptanceSummary& s)
+{
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& o : s.objective) {
+        nlohmann::ordered_json e{{"draft_temperature", o.temperature}, {"base", o.base}};
+        if (s.paired) {
+            e["quantized"] = o.quant;
+            e["delta"] = o.delta;
+            e["delta_ci"] = {o.deltaLow, o.deltaHigh};
+        }
+        out.push_back(e);
+    }
+    return out;
 }
 
 /// ", at T = 0.70 (greedy drafting)", or empty at T = 0.
@@ -189,6 +251,12 @@ OptionTable acceptanceOptions()
              {"draft-sampling", "greedy|probabilistic", "greedy",
               "how the draft picks its tokens at T > 0, as vLLM's draft_sample_method: its argmax, or a "
               "sample at T accepted by rejection sampling"},
+             {"objective-temperature", "T[,T...]", "",
+              "also measure the target-aware objective a plan is chosen by: the accepted length expected of "
+              "the draft sampled at each draft temperature T, the drafts fed the target's tokens (T = 0 "
+              "runs, not --replay)"},
+             {"anchor-table", "FILE.csv", "",
+              "write every anchor's accepted lengths (and objective) as CSV (paired runs)"},
              kNumericsOption,
              {"numerics-floor", "", "",
               "also run the BF16 draft under the other numerics on the same anchors and report how often "
@@ -266,6 +334,12 @@ int runAcceptance(const std::vector<std::string>& argv)
     job.options.threads = static_cast<unsigned>(args.integer("threads", 0, 0, 1024));
     job.replay = args.flag("replay");
     samplingFrom(args, job.options);
+    objectiveFrom(args, job.options);
+    if ((!job.options.scoreTemperatures.empty() || args.value("anchor-table")) &&
+        (job.replay || args.flag("per-unit"))) {
+        throw UsageError("--objective-temperature and --anchor-table are for paired runs (not --replay or "
+                         "--per-unit)");
+    }
     job.numerics = numericsFrom(args);
     job.numericsFloor = args.flag("numerics-floor");
     if (job.numericsFloor && (job.replay || args.flag("per-unit"))) {
@@ -324,6 +398,9 @@ int runAcceptance(const std::vector<std::string>& argv)
     if (const auto out = args.value("export-rates")) {
         exportRates(*out, args, job, run);
     }
+    if (const auto table = args.value("anchor-table")) {
+        writeAnchorTable(*table, run, job.options);
+    }
     if (const auto dump = args.value("dump-logits")) {
         const auto capture = openJobCapture(job);
         auto drafts = openAcceptanceDrafts(job, capture);
@@ -366,6 +443,9 @@ int runAcceptance(const std::vector<std::string>& argv)
         j["numerics"] = forwardNumericsName(job.numerics);
         j["temperature"] = job.options.temperature;
         j["draft_sampling"] = draftSamplingName(job.options.drafting);
+        if (!run.summary.objective.empty()) {
+            j["objective"] = objectiveJson(run.summary);
+        }
         if (const auto& f = run.numericsFloor) {
             j["numerics_floor"] = {{"other", forwardNumericsName(f->other)},
                                    {"first_differs", f->firstDiffers},
@@ -379,6 +459,15 @@ int runAcceptance(const std::vector<std::string>& argv)
                   << (job.numerics == ForwardNumerics::Fp32 ? "" : ", BF16 activations")
                   << samplingLabel(job.options) << "\n";
         printAcceptance(std::cout, run.summary, run.baseName, run.quantizedName, speed);
+        for (const auto& o : run.summary.objective) {
+            std::printf("objective at draft temperature %g (expected accepted length): %s %.4f",
+                        o.temperature, run.baseName.c_str(), o.base);
+            if (run.summary.paired) {
+                std::printf(", %s %.4f, change %+.4f [%+.4f, %+.4f]", run.quantizedName.c_str(), o.quant,
+                            o.delta, o.deltaLow, o.deltaHigh);
+            }
+            std::printf("\n");
+        }
         if (const auto& f = run.numericsFloor) {
             std::printf("numerics floor: the BF16 draft with %s activations changes the first proposal at "
                         "%.2f%% of the anchors, any of the %d at %.2f%%; tau change %+.4f [%+.4f, %+.4f]\n",

@@ -1,6 +1,7 @@
 #include "core/allocate/acceptanceobjective.h"
 
 #include "core/forward/capturehealth.h"
+#include "core/forward/expectedacceptance.h"
 #include "core/io/ioerror.h"
 #include "core/util/statistics.h"
 
@@ -39,7 +40,35 @@ PlanOptions candidateOptions(const SweepResult& sweep, const SweepUnit& unit, co
 
 } // namespace
 
-std::vector<bool> screenSurvivors(const SweepUnit& unit, const std::vector<AcceptanceEffect>& effects)
+const char* acceptanceLossName(AcceptanceLoss loss)
+{
+    return loss == AcceptanceLoss::ExpectedAcceptance ? "expected-acceptance" : "kl";
+}
+
+AcceptanceLoss parseAcceptanceLoss(const std::string& name)
+{
+    for (const auto l : {AcceptanceLoss::ExpectedAcceptance, AcceptanceLoss::Kl}) {
+        if (name == acceptanceLossName(l)) {
+            return l;
+        }
+    }
+    throw std::invalid_argument("loss '" + name + "': expected-acceptance or kl");
+}
+
+double UnitEffects::lossOf(const AcceptanceEffect& e) const
+{
+    if (loss == AcceptanceLoss::Kl) {
+        return e.kl;
+    }
+    return e.objective > 0 && e.objectiveLow <= 0 ? 0.0 : -e.objective;
+}
+
+double UnitEffects::measuredLoss(const AcceptanceEffect& e) const
+{
+    return loss == AcceptanceLoss::Kl ? e.kl : -e.objective;
+}
+
+std::vector<bool> screenSurvivors(const SweepUnit& unit, const std::vector<double>& losses)
 {
     const auto* keep = unit.candidate(unit.baseScheme, unit.baseRounding);
     const auto n = unit.candidates.size();
@@ -53,13 +82,13 @@ std::vector<bool> screenSurvivors(const SweepUnit& unit, const std::vector<Accep
             return streamed ? unit.candidates[i].streamedBytes : unit.candidates[i].bytes;
         };
         std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return cost(a) != cost(b) ? cost(a) < cost(b) : effects[a].kl < effects[b].kl;
+            return cost(a) != cost(b) ? cost(a) < cost(b) : losses[a] < losses[b];
         });
         double best = INFINITY;
         for (const auto i : order) {
-            if (effects[i].kl < best) {
+            if (losses[i] < best) {
                 survives[i] = true;
-                best = effects[i].kl;
+                best = losses[i];
             }
         }
     }
@@ -85,7 +114,7 @@ AcceptanceAllocatorInput acceptanceAllocatorInput(const SweepResult& sweep, cons
         for (std::size_t c = 0; c < unit.candidates.size(); ++c) {
             if (effects.survived[u][c]) {
                 kept.push_back(unit.candidates[c]);
-                losses.push_back(effects.perUnit[u][c].kl);
+                losses.push_back(effects.lossOf(effects.perUnit[u][c]));
             }
         }
         unit.candidates = std::move(kept);
@@ -188,9 +217,10 @@ AcceptanceEffect AcceptanceObjective::effectOf(const DraftForward& other, const 
     options.batchAnchors = m_inputs.batchAnchors;
     options.progress = progress;
     options.reference = &m_state->reference;
+    options.scoreTemperatures = {kObjectiveTemperature};
     const auto outcomes =
         evaluateAnchors(*s.drafts.base, &other, s.capture, anchors, s.drafts.options(options));
-    const auto stats = summarizeAcceptance(outcomes, m_inputs.k);
+    const auto stats = summarizeAcceptance(outcomes, m_inputs.k, options.scoreTemperatures);
     AcceptanceEffect e;
     e.anchors = static_cast<std::int64_t>(outcomes.size());
     for (const auto& p : stats.positions) {
@@ -199,6 +229,11 @@ AcceptanceEffect AcceptanceObjective::effectOf(const DraftForward& other, const 
     e.tauDelta = stats.tauDelta;
     e.tauDeltaLow = stats.tauDeltaLow;
     e.tauDeltaHigh = stats.tauDeltaHigh;
+    if (!stats.objective.empty()) {
+        e.objective = stats.objective.front().delta;
+        e.objectiveLow = stats.objective.front().deltaLow;
+        e.objectiveHigh = stats.objective.front().deltaHigh;
+    }
     std::int64_t flips = 0;
     for (const auto& o : outcomes) {
         flips += o.base.tokens.front() != o.quantized->tokens.front() ? 1 : 0;
@@ -218,6 +253,7 @@ UnitEffects AcceptanceObjective::measureUnits(const SweepResult& sweep, const Pr
     const auto start = std::chrono::steady_clock::now();
     const auto& s = *m_state;
     UnitEffects out;
+    out.loss = m_inputs.loss;
     out.screenAnchors = static_cast<std::int64_t>(m_split.screen.size());
     out.confirmAnchors = static_cast<std::int64_t>(m_split.confirm.size());
     std::uint64_t screenRuns = 0;
@@ -255,7 +291,11 @@ UnitEffects AcceptanceObjective::measureUnits(const SweepResult& sweep, const Pr
     std::uint64_t confirmRuns = 0;
     for (std::size_t u = 0; u < sweep.units.size(); ++u) {
         const auto& unit = sweep.units[u];
-        out.survived.push_back(screenSurvivors(unit, out.perUnit[u]));
+        std::vector<double> losses;
+        for (const auto& e : out.perUnit[u]) {
+            losses.push_back(out.lossOf(e));
+        }
+        out.survived.push_back(screenSurvivors(unit, losses));
         for (std::size_t c = 0; c < unit.candidates.size(); ++c) {
             confirmRuns += !confirmIsScreen && out.survived[u][c] && unit.candidates[c].scheme->quantizes();
         }

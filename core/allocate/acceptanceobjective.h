@@ -14,6 +14,18 @@
 
 namespace spark {
 
+/// @brief What the allocator minimises over the candidates' measured effects.
+enum class AcceptanceLoss {
+    /// The loss of expected acceptance against the target's tokens (draft-forward.md §13); a gain inside
+    /// its own interval counts as none.
+    ExpectedAcceptance,
+    /// Σ over positions of the mean KL(p_BF16 ‖ p_plan) per proposal: blind to the target (kept to compare).
+    Kl,
+};
+/// @brief "expected-acceptance" or "kl"; parseAcceptanceLoss() throws std::invalid_argument on others.
+const char* acceptanceLossName(AcceptanceLoss loss);
+AcceptanceLoss parseAcceptanceLoss(const std::string& name);
+
 /// @brief What an acceptance-driven plan is measured on.
 struct AcceptanceObjectiveInputs
 {
@@ -23,16 +35,21 @@ struct AcceptanceObjectiveInputs
     std::filesystem::path target;      ///< empty: the draft ships everything it reads
     int k = 3;                         ///< proposals per verify cycle
     AnchorSplitCounts anchors;
+    AcceptanceLoss loss = AcceptanceLoss::ExpectedAcceptance;
     unsigned threads = 0;
     std::int64_t batchAnchors = 64;
 };
 
-/// @brief What one plan does to acceptance against the BF16 draft, on one set of anchors.
+/// @brief What one plan does to acceptance against the BF16 draft, on one set of anchors. Both drafts are
+/// fed the captured tokens (the target's, on a greedy capture), so every position of every anchor counts.
 struct AcceptanceEffect
 {
-    /// Σ over the k positions of the mean KL(p_BF16 ‖ p_plan) per proposal: the allocator's loss. KL is
-    /// finer than Δτ on few anchors (a flip needs the top two logits to cross; KL moves with any change).
+    /// Σ over the k positions of the mean KL(p_BF16 ‖ p_plan) per proposal (over anchors whose earlier
+    /// proposals agree).
     double kl = 0;
+    /// The change of the accepted length expected of the draft sampled at kObjectiveTemperature (plan −
+    /// BF16, paired, 95 % normal interval).
+    double objective = 0, objectiveLow = 0, objectiveHigh = 0;
     double tauDelta = 0, tauDeltaLow = 0, tauDeltaHigh = 0; ///< paired mean(L_plan − L_BF16), 95 %
     double flipFirst = 0;                                   ///< share of position-0 proposals that change
     std::int64_t anchors = 0;                               ///< 0: not measured
@@ -50,12 +67,19 @@ struct UnitEffects
     std::int64_t screenAnchors = 0, confirmAnchors = 0;
     std::int64_t measuredOnScreen = 0, measuredOnConfirm = 0; ///< candidate runs
     double seconds = 0;
+    AcceptanceLoss loss = AcceptanceLoss::ExpectedAcceptance;
+
+    /// The allocator's loss of @p e: KL, or minus the objective's change, a gain whose interval holds 0
+    /// counted as 0 (noise must not buy bytes).
+    double lossOf(const AcceptanceEffect& e) const;
+    /// The loss of @p e as measured (no clamp): how a whole plan is set against its units' sum.
+    double measuredLoss(const AcceptanceEffect& e) const;
 };
 
-/// @brief The candidates of @p unit that go on from the screen: its Pareto set of (cost, KL of @p effects),
-/// by streamed bytes or by checkpoint bytes, plus BF16 and the candidate of the plan without a budget (so
+/// @brief The candidates of @p unit that go on from the screen: its Pareto set of (cost, @p losses), by
+/// streamed bytes or by checkpoint bytes, plus BF16 and the candidate of the plan without a budget (so
 /// that the recipe stays a point the allocator can evaluate).
-std::vector<bool> screenSurvivors(const SweepUnit& unit, const std::vector<AcceptanceEffect>& effects);
+std::vector<bool> screenSurvivors(const SweepUnit& unit, const std::vector<double>& losses);
 
 /// @brief The sweep restricted to the survivors and their confirmed KL, ready for BudgetAllocator.
 struct AcceptanceAllocatorInput
@@ -64,7 +88,7 @@ struct AcceptanceAllocatorInput
     CandidateLosses losses;
 };
 
-/// @brief @p effects' survivors of @p sweep with their confirmed KL as losses.
+/// @brief @p effects' survivors of @p sweep with their confirmed losses (UnitEffects::lossOf).
 AcceptanceAllocatorInput acceptanceAllocatorInput(const SweepResult& sweep, const UnitEffects& effects);
 
 /// @brief A plan measured as a whole: on the confirm anchors (to set against the sum of its units'

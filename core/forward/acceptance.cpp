@@ -1,5 +1,6 @@
 #include "core/forward/acceptance.h"
 
+#include "core/forward/expectedacceptance.h"
 #include "core/io/ioerror.h"
 #include "core/io/safetensorsfilewriter.h"
 #include "core/util/splitmix.h"
@@ -154,7 +155,8 @@ CapturedSequence loadSequence(const HiddenStateCapture& capture, std::int64_t sa
 
 ProposalFeed feedOf(const AcceptanceOptions& options)
 {
-    return options.temperature > 0 ? ProposalFeed::CapturedTokens : ProposalFeed::OwnProposals;
+    return options.temperature > 0 || !options.scoreTemperatures.empty() ? ProposalFeed::CapturedTokens
+                                                                         : ProposalFeed::OwnProposals;
 }
 
 /// At a temperature: α_j of every proposal at one anchor (row @p index of @p proposals), from the target's
@@ -196,6 +198,16 @@ void requireSamplingInputs(const HiddenStateCapture& capture, const AcceptanceOp
             "model (--target-model in the CLI, the Target field in the app), whose final "
             "norm and head read the capture's last layer");
     }
+    for (const double t : options.scoreTemperatures) {
+        if (!(t > 0) || !std::isfinite(t)) {
+            throw std::invalid_argument("objective temperature " + std::to_string(t) +
+                                        ": must be a finite number > 0");
+        }
+    }
+    if (!options.scoreTemperatures.empty() && options.temperature > 0) {
+        throw std::invalid_argument("the target-aware objective is measured against the target's greedy "
+                                    "tokens (temperature 0)");
+    }
 }
 
 /// a_i with its 95 % interval: Wilson's for greedy counts, the normal one for means of ∏ α_j.
@@ -220,6 +232,41 @@ void throwIfCancelled(const ProgressFn& progress, std::uint64_t done, std::uint6
     if (!reportProgress(progress, done, total)) {
         throw IoError(IoErrorKind::Cancelled, "", "offline acceptance cancelled");
     }
+}
+
+/// The objective's statistics per draft temperature the outcomes carry.
+std::vector<ObjectiveStats> summarizeObjective(const std::vector<AnchorOutcome>& outcomes, bool paired,
+                                               std::span<const double> temperatures)
+{
+    std::vector<ObjectiveStats> out;
+    for (std::size_t t = 0; t < temperatures.size() && !outcomes.empty(); ++t) {
+        if (outcomes.front().base.targetProbability.size() != temperatures.size()) {
+            throw std::invalid_argument("the outcomes carry no objective at the temperatures asked");
+        }
+        ObjectiveStats st;
+        st.temperature = temperatures[t];
+        std::vector<double> base, diffs;
+        double quant = 0;
+        for (const auto& o : outcomes) {
+            base.push_back(expectedAccepted(o.base.targetProbability[t]));
+            if (paired) {
+                const double q = expectedAccepted(o.quantized->targetProbability[t]);
+                quant += q;
+                diffs.push_back(q - base.back());
+            }
+        }
+        const auto n = static_cast<double>(outcomes.size());
+        st.base = std::accumulate(base.begin(), base.end(), 0.0) / n;
+        if (paired) {
+            st.quant = quant / n;
+            const auto d = pairedMeanInterval(diffs);
+            st.delta = d.mean;
+            st.deltaLow = d.low;
+            st.deltaHigh = d.high;
+        }
+        out.push_back(st);
+    }
+    return out;
 }
 
 } // namespace
@@ -414,11 +461,15 @@ std::vector<AnchorOutcome> evaluateAnchors(const DraftForward& base, const Draft
                 out.targets = targetsAt(seq, positions[i], k, greedy);
                 const auto row = static_cast<std::int64_t>(i);
                 out.base = outcomeOf(b, row, out.targets);
+                out.base.targetProbability =
+                    targetProbabilities(base, b, row, out.targets, options.scoreTemperatures);
                 if (sampling) {
                     addAcceptance(out.base, base, b, row, targetLogits, options);
                 }
                 if (q) {
                     out.quantized = outcomeOf(*q, row, out.targets);
+                    out.quantized->targetProbability =
+                        targetProbabilities(*quantized, *q, row, out.targets, options.scoreTemperatures);
                     if (sampling) {
                         addAcceptance(*out.quantized, *quantized, *q, row, targetLogits, options);
                     }
@@ -520,7 +571,8 @@ std::vector<AnchorOutcome> replayLoop(const DraftForward& draft, const HiddenSta
     return outcomes;
 }
 
-AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes, int k)
+AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes, int k,
+                                      std::span<const double> scoreTemperatures)
 {
     AcceptanceSummary summary;
     summary.anchors = static_cast<std::int64_t>(outcomes.size());
@@ -604,6 +656,7 @@ AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes
         summary.tauDeltaLow = tau.low;
         summary.tauDeltaHigh = tau.high;
     }
+    summary.objective = summarizeObjective(outcomes, summary.paired, scoreTemperatures);
     return summary;
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct DraftOutcome
     /// At a temperature T > 0, per position j: α_j, the probability that the target sampling at T accepts
     /// proposal j given the captured tokens before it (draft-forward.md §12). Empty at T = 0.
     std::vector<double> acceptance;
+    /// With AcceptanceOptions::scoreTemperatures, per draft temperature t and position j: q_t(y_j), the
+    /// draft's probability of the target's token, fed the captured tokens before it (draft-forward.md §13).
+    std::vector<std::vector<double>> targetProbability;
     std::vector<float> topMargin;  ///< per position: top-1 minus top-2 logit
     std::vector<float> confidence; ///< DSpark's confidence head, per position (empty without one)
 };
@@ -55,7 +59,7 @@ struct AnchorOutcome
 /// same anchors: scoring many quantized variants against one reference then runs the reference (its contexts
 /// and its query blocks) once per anchor list. It holds the reference logits, anchors · k · draft-vocabulary
 /// floats (1.2 MB per anchor for a 154880-token head at k = 2), up to a limit; a list that would pass it is
-/// not kept. Use one per reference draft and k. Thread-safe.
+/// not kept. Use one per reference draft, k and feed. Thread-safe.
 class ReferenceProposals
 {
   public:
@@ -97,6 +101,10 @@ struct AcceptanceOptions
     /// acceptance probability under the target's distribution at T (needs targetHead).
     double temperature = 0;
     DraftSampling drafting = DraftSampling::Greedy; ///< at T > 0
+    /// At T = 0: the draft temperatures the target-aware objective is evaluated at (draft-forward.md §13).
+    /// Both drafts are then fed the captured tokens (ProposalFeed::CapturedTokens): on a greedy capture the
+    /// accepted counts and flips are those of the serving loop, and KL conditions on the target's tokens.
+    std::vector<double> scoreTemperatures;
     /// Recomputes the target's tokens of a capture that is not greedy and stores no target_argmax, and its
     /// distribution at a temperature.
     const TargetHead* targetHead = nullptr;
@@ -190,6 +198,15 @@ struct PositionStats
     double confidenceBase = 0, confidenceQuant = 0;     ///< mean confidence head (DSpark), else 0
 };
 
+/// @brief The target-aware objective of a run at one draft temperature: the mean over anchors of
+/// expectedAccepted(), per draft, and the paired difference with its 95 % normal interval.
+struct ObjectiveStats
+{
+    double temperature = 0;
+    double base = 0, quant = 0;
+    double delta = 0, deltaLow = 0, deltaHigh = 0;
+};
+
 /// @brief The summary of a paired (or single-draft) run.
 struct AcceptanceSummary
 {
@@ -200,11 +217,14 @@ struct AcceptanceSummary
     std::vector<PositionStats> positions;
     double tauBase = 0, tauQuant = 0;                       ///< 1 + Σ a_i
     double tauDelta = 0, tauDeltaLow = 0, tauDeltaHigh = 0; ///< paired: mean(L_Q − L_B) with its 95% interval
+    std::vector<ObjectiveStats> objective;                  ///< per AcceptanceOptions::scoreTemperatures
 };
 
 /// @brief Statistics of @p outcomes (the quantized columns only when every outcome has a quantized draft),
-/// from their α_j when they carry them (a run at a temperature), else from the greedy counts.
-AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes, int k);
+/// from their α_j when they carry them (a run at a temperature), else from the greedy counts; with
+/// @p scoreTemperatures (those of the run's options) the objective at each.
+AcceptanceSummary summarizeAcceptance(const std::vector<AnchorOutcome>& outcomes, int k,
+                                      std::span<const double> scoreTemperatures = {});
 /// @brief The share of proposal @p i accepted at one anchor: ∏_{j≤i} α_j at a temperature, else 1 or 0.
 double acceptedShare(const DraftOutcome& outcome, int i);
 

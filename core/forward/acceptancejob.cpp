@@ -168,7 +168,7 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
         run.anchors = jobAnchors(job, capture, run.eligibleAnchors);
         run.captureWarnings = requireHealthySamples(capture, samplesOf(run.anchors));
         run.outcomes = evaluateAnchors(*drafts.base, quantized, capture, run.anchors, options);
-        run.summary = summarizeAcceptance(run.outcomes, job.options.k);
+        run.summary = summarizeAcceptance(run.outcomes, job.options.k, job.options.scoreTemperatures);
         if (job.numericsFloor) {
             run.numericsFloor = numericsFloor(job, drafts, capture, run.anchors, options);
         }

@@ -7,6 +7,7 @@
 #include "core/quant/weightscheme.h"
 
 #include <atomic>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -66,9 +67,10 @@ PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
     if (!value.is_object()) {
         failField(file, "budget", "expected an object");
     }
-    static const std::set<std::string> known{"objective",           "budget_bytes",  "budget_ms",
-                                             "weighted_error",      "alpha",         "candidates",
-                                             "rounding_candidates", "acceptance_kl", "capture"};
+    static const std::set<std::string> known{
+        "objective",  "budget_bytes",        "budget_ms",     "weighted_error",  "alpha",
+        "candidates", "rounding_candidates", "acceptance_kl", "acceptance_loss", "acceptance_loss_kind",
+        "capture"};
     for (const auto& [key, item] : value.items()) {
         if (!known.contains(key)) {
             failField(file, "budget", "unknown field '" + key + "'");
@@ -100,11 +102,25 @@ PlanBudget parseBudget(const nlohmann::json& value, const std::string& file)
         }
         budget.weightedError = value.at("weighted_error").get<double>();
     }
-    if (value.contains("acceptance_kl")) {
+    if (value.contains("acceptance_kl")) { // written before the loss had a kind
         if (!value.at("acceptance_kl").is_number() || !(value.at("acceptance_kl").get<double>() >= 0)) {
             failField(file, "budget", "'acceptance_kl' must be a non-negative number");
         }
-        budget.acceptanceKl = value.at("acceptance_kl").get<double>();
+        budget.acceptanceLoss = value.at("acceptance_kl").get<double>();
+        budget.acceptanceLossKind = "kl";
+    }
+    if (value.contains("acceptance_loss")) {
+        const auto& loss = value.at("acceptance_loss");
+        if (!loss.is_number() || !std::isfinite(loss.get<double>())) {
+            failField(file, "budget", "'acceptance_loss' must be a finite number");
+        }
+        const auto kind = value.value("acceptance_loss_kind", nlohmann::json());
+        if (kind != "expected-acceptance" && kind != "kl") {
+            failField(file, "budget",
+                      "'acceptance_loss' needs 'acceptance_loss_kind': \"expected-acceptance\" or \"kl\"");
+        }
+        budget.acceptanceLoss = loss.get<double>();
+        budget.acceptanceLossKind = value.at("acceptance_loss_kind").get<std::string>();
     }
     if (value.contains("capture")) {
         if (!value.at("capture").is_string()) {
@@ -213,8 +229,9 @@ nlohmann::json planFileJson(const PlanOptions& options)
             budget["budget_ms"] = *b->budgetMs;
         }
         budget["weighted_error"] = b->weightedError;
-        if (b->acceptanceKl) {
-            budget["acceptance_kl"] = *b->acceptanceKl;
+        if (b->acceptanceLoss) {
+            budget["acceptance_loss"] = *b->acceptanceLoss;
+            budget["acceptance_loss_kind"] = b->acceptanceLossKind;
             budget["capture"] = b->capture;
         }
         budget["alpha"] = b->alpha;

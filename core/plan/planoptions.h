@@ -19,9 +19,11 @@ struct PlanBudget
     std::vector<std::string> candidates; ///< the candidate schemes swept (empty: every legal one)
     /// The rounding methods the allocator could choose besides rtn and the plan's own (empty: none).
     std::vector<std::string> roundingCandidates;
-    /// Set when the allocation minimised acceptance instead of weight error: Σ over units of the KL each
-    /// choice alone measured on the capture's selection anchors, and that capture.
-    std::optional<double> acceptanceKl;
+    /// Set when the allocation minimised acceptance instead of weight error: Σ over units of the loss each
+    /// choice alone measured on the capture's selection anchors, which loss ("expected-acceptance" or
+    /// "kl"), and that capture.
+    std::optional<double> acceptanceLoss;
+    std::string acceptanceLossKind;
     std::string capture;
 
     bool operator==(const PlanBudget&) const = default;

@@ -1,6 +1,7 @@
 """The product's acceptance at a temperature held against sampling.py's independent computation (a ctest):
 every trained draft, greedy and probabilistic drafting, at T = 0.7 on the trained (greedy) capture and on a
-capture the target sampled at T here, paired anchors and the replayed loop: every a_i within 1e-4.
+capture the target sampled at T here, paired anchors and the replayed loop: every a_i within 1e-4. Likewise
+the target-aware objective a plan is chosen by (`acceptance --objective-temperature`) on the greedy capture.
 
   python3 check_sampling.py --cli build/dev/app/cli/sparkulator-cli
 
@@ -22,7 +23,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 import common
 import draftconfigs as dc
 import stio
-from sampling import a_i, acceptance_probabilities, product, sampled_capture
+from sampling import a_i, acceptance_probabilities, expected_accepted, product, sampled_capture
 
 TEMPERATURE = 0.7
 TOLERANCE = 1e-4
@@ -50,6 +51,19 @@ def paired_anchors(cli: str, family: str, capture: Path, drafting: str, tmp: Pat
           a_i(alpha))
 
 
+def objective(cli: str, family: str, capture: Path, tmp: Path):
+    dump = tmp / "anchors.safetensors"
+    temperatures = [0.05, 0.2, 1.0]
+    mine = product(cli, family, capture, ["--objective-temperature", ",".join(map(str, temperatures)),
+                                          "--anchors", str(ANCHORS), "--seed", "5", "--dump-logits", str(dump),
+                                          "--max-anchors", str(ANCHORS)])
+    d, _ = stio.load(dump)
+    theirs = expected_accepted(family, capture, d["anchor_sample"].numpy(), d["anchor_position"].numpy(), dc.K,
+                               temperatures)
+    check(f"{family} objective at draft temperatures {temperatures}", [o["base"] for o in mine["objective"]],
+          theirs)
+
+
 def replay(cli: str, family: str, capture: Path):
     mine = product(cli, family, capture, ["--temperature", str(TEMPERATURE), "--replay"])["base"]
     cycles = mine["cycles"]
@@ -74,6 +88,7 @@ def main():
         for family in ("eagle3", "qwen3-dflash", "dspark"):
             for drafting in ("greedy", "probabilistic"):
                 paired_anchors(args.cli, family, common.TRAINED / "capture", drafting, tmp)
+            objective(args.cli, family, common.TRAINED / "capture", tmp)
         for family in ("eagle3", "dspark"):
             for drafting in ("greedy", "probabilistic"):
                 paired_anchors(args.cli, family, sampled, drafting, tmp)

@@ -279,7 +279,8 @@ def allocated(cli: str, families):
         if not answer.exists():
             run = subprocess.run([cli, "plan", str(common.TRAINED / family), "--budget", "preset", "--compare-preset",
                                   "--hidden-states", str(common.TRAINED / CAPTURE), "--target-model",
-                                  str(common.TRAINED / "target"), "--k", str(dc.K), "--json"],
+                                  str(common.TRAINED / "target"), "--k", str(dc.K), "--json",
+                                  "--loss", "kl"],  # the committed loops and docs' tables are of the KL loss
                                  check=True, capture_output=True, text=True)
             answer.write_text(run.stdout)
         allocation = json.loads(answer.read_text())["allocation"]

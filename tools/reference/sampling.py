@@ -97,6 +97,39 @@ def acceptance_probabilities(family: str, capture: Path, samples, positions, k: 
     return alpha
 
 
+@torch.no_grad()
+def expected_accepted(family: str, capture: Path, samples, positions, k: int,
+                      draft_temperatures: list[float]) -> np.ndarray:
+    """The target-aware objective on a greedy capture: per draft temperature t, the mean over the anchors
+    of Σ_i ∏_{j≤i} q_t(y_j), q_t the draft's softmax at t fed the target's tokens y_<j, y_j = tokens[a+1+j]."""
+    tensors, layer_ids = load_capture(capture)
+    draft = Draft.load(common.TRAINED / family, load_shared(common.TRAINED / "target"))
+    slots = [layer_ids.index(i) for i in draft.spec.aux_ids]
+    off = tensors["sample_offsets"].tolist()
+    per_anchor = torch.zeros(len(draft_temperatures), len(samples), dtype=torch.float64)
+    for s in sorted(set(samples.tolist())):
+        rows = torch.from_numpy(np.nonzero(samples == s)[0])
+        tokens = tensors["token_ids"][off[s]:off[s + 1]].long()
+        hidden = tensors["hidden_states"][off[s]:off[s + 1]]
+        aux = hidden[:, slots].float().reshape(hidden.shape[0], -1)
+        anchors = torch.from_numpy(positions[rows.numpy()])
+        ctx = draft.context(aux[:int(anchors.max())], tokens)
+        fed = torch.stack([tokens[anchors + j] for j in range(k)], 1)
+        if draft.spec.family == "eagle3":
+            logits, _ = draft.chain_logits(ctx, anchors, k, forced=fed[:, 1:])
+        else:
+            logits, _ = draft.block_logits(ctx, tokens, anchors, k,
+                                           previous=fed if draft.spec.markov_rank else None)
+        y = torch.stack([tokens[anchors + 1 + j] for j in range(k)], 1)
+        ids = draft.to_target(torch.arange(logits.shape[-1]))
+        for t, temperature in enumerate(draft_temperatures):
+            q_draft = torch.softmax(logits.double() / temperature, -1)
+            q = torch.zeros(*q_draft.shape[:-1], max(int(ids.max()), int(y.max())) + 1, dtype=torch.float64)
+            q[..., ids] = q_draft
+            per_anchor[t, rows] = q.gather(-1, y[..., None])[..., 0].cumprod(-1).sum(-1)
+    return per_anchor.mean(-1).numpy()
+
+
 def a_i(alpha: torch.Tensor) -> np.ndarray:
     return alpha.cumprod(-1).mean(0).numpy()
 

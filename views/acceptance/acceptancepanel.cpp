@@ -43,8 +43,6 @@
 namespace spark {
 namespace {
 
-constexpr int kProgressSteps = 1000;
-
 /// A path field with its browse buttons: @p file asks for a file, @p folder for a folder (either may be
 /// empty).
 QWidget* pathRow(QLineEdit* edit, const QString& file, const QString& folder, QWidget* parent)
@@ -129,7 +127,7 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
       m_bf16Activations(new QCheckBox(tr("BF16 &activations"), this)),
       m_numericsFloor(new QCheckBox(tr("Numerics &floor"), this)), m_run(new QPushButton(tr("&Run"), this)),
       m_cancel(new QPushButton(tr("Cancel"), this)),
-      m_sensitivity(new QPushButton(tr("Per-unit &sensitivity"), this)), m_progress(new QProgressBar(this)),
+      m_sensitivity(new QPushButton(tr("Per-unit &sensitivity"), this)), m_progress(new JobProgressBar(this)),
       m_status(new QLabel(this)), m_plot(new AcceptancePlot(this)),
       m_positions(new AcceptancePositionModel(this)), m_positionTable(new QTableView(this)),
       m_tau(new QLabel(this)), m_drafterMs(msSpin(tr("not given"), this)),
@@ -140,22 +138,22 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
       m_checkCapture(new QPushButton(tr("C&heck Capture"), this)),
       m_convertCapture(new QPushButton(tr("Con&vert Capture…"), this)),
       m_conversion(
-          this, [this](double f) { m_progress->setValue(static_cast<int>(f * kProgressSteps)); },
+          this, [this](double f) { m_progress->setFraction(f); },
           [this](const CaptureConversion& r) {
               m_convertCapture->setEnabled(true);
-              if (!r.error.isEmpty()) {
-                  setStatus(r.error, true);
-              } else if (r.written.isEmpty()) {
-                  setStatus(tr("Cancelled."), false);
+              jobsChanged();
+              if (!r.error.isEmpty() || r.written.isEmpty()) {
+                  m_progress->clear();
+                  setStatus(r.error.isEmpty() ? tr("Cancelled.") : r.error, !r.error.isEmpty());
               } else {
-                  m_progress->setValue(kProgressSteps);
+                  m_progress->finish();
                   setStatus(tr("Written %1, the product's capture format.")
                                 .arg(QDir::toNativeSeparators(r.written)),
                             false);
               }
           }),
       m_captureCheck(
-          this, [this](double f) { m_progress->setValue(static_cast<int>(f * kProgressSteps)); },
+          this, [this](double f) { m_progress->setFraction(f); },
           [this](const CaptureCheck& r) { onCaptureChecked(r); })
 {
     setAcceptDrops(true);
@@ -267,9 +265,6 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     form->addRow(tr("Sampling:"), numbers);
 
     m_cancel->setEnabled(false);
-    m_progress->setRange(0, kProgressSteps);
-    m_progress->setValue(0);
-    m_progress->setMaximumWidth(fontMetrics().averageCharWidth() * 24);
     m_sensitivity->setToolTip(
         tr("Quantize one unit of the plan at a time (the rest BF16) on the same anchors "
            "and rank the units by the τ they cost"));
@@ -373,7 +368,7 @@ AcceptancePanel::AcceptancePanel(PlanController* controller, QWidget* parent)
     connect(m_checkCapture, &QPushButton::clicked, this, &AcceptancePanel::checkCapture);
     connect(m_convertCapture, &QPushButton::clicked, this, &AcceptancePanel::convertCapture);
     connect(m_runner, &AcceptanceRunner::progressChanged, this,
-            [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * kProgressSteps)); });
+            [this](double fraction) { m_progress->setFraction(fraction); });
     connect(m_runner, &AcceptanceRunner::finished, this, &AcceptancePanel::onFinished);
     for (auto* spin : {m_drafterMs, m_cycleMs, m_savingMs}) {
         connect(spin, &QDoubleSpinBox::valueChanged, this, &AcceptancePanel::updateSpeed);
@@ -474,10 +469,11 @@ void AcceptancePanel::startRun()
         return;
     }
     clearResults();
-    m_progress->setValue(0);
+    m_progress->start();
     setRunning(true);
     m_runningJob = *job;
     m_runner->start(*job, AcceptanceRunner::Kind::Acceptance);
+    jobsChanged();
     setStatus(tr("Running both drafts on %1…").arg(QFileInfo(m_capture->text().trimmed()).fileName()), false);
 }
 
@@ -498,15 +494,23 @@ void AcceptancePanel::startSensitivity()
     }
     m_units->resetData({});
     m_useAlpha->setEnabled(false);
-    m_progress->setValue(0);
+    m_progress->start();
     setRunning(true);
     m_runner->start(*job, AcceptanceRunner::Kind::Sensitivity);
+    jobsChanged();
     setStatus(tr("Quantizing one unit of the plan at a time…"), false);
 }
 
 void AcceptancePanel::cancel()
 {
     m_runner->cancel();
+    m_conversion.cancel();
+    m_captureCheck.cancel();
+}
+
+bool AcceptancePanel::isRunning() const
+{
+    return m_runner->isRunning() || m_conversion.isRunning() || m_captureCheck.isRunning();
 }
 
 void AcceptancePanel::useAsAlpha()
@@ -522,12 +526,14 @@ void AcceptancePanel::useAsAlpha()
 void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
 {
     setRunning(false);
+    jobsChanged();
     if (!result.error.isEmpty()) {
+        m_progress->clear();
         setStatus(result.error, true);
         return;
     }
     if (result.units) {
-        m_progress->setValue(kProgressSteps);
+        m_progress->finish();
         m_units->resetData(*result.units);
         m_useAlpha->setEnabled(!result.units->empty());
         setStatus(
@@ -536,10 +542,11 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
         return;
     }
     if (!result.run) {
+        m_progress->clear();
         setStatus(tr("Cancelled."), false);
         return;
     }
-    m_progress->setValue(kProgressSteps);
+    m_progress->finish();
     m_result = result.run;
     m_resultJob = m_runningJob;
     m_exportRates->setEnabled(true);
@@ -693,12 +700,13 @@ void AcceptancePanel::convertCapture()
     if (out.isEmpty()) {
         return;
     }
-    m_progress->setValue(0);
+    m_progress->start();
     m_convertCapture->setEnabled(false);
     m_conversion.start([open, out](const ProgressFn& progress) {
         spark::convertCapture(open(), toPath(out), progress);
         return CaptureConversion{out, {}};
     });
+    jobsChanged();
     setStatus(tr("Converting %1…").arg(source.fileName()), false);
 }
 
@@ -711,7 +719,7 @@ void AcceptancePanel::checkCapture()
         return;
     }
     const QString path = m_capture->text().trimmed();
-    m_progress->setValue(0);
+    m_progress->start();
     m_checkCapture->setEnabled(false);
     m_captureCheck.start([open](const ProgressFn& progress) {
         const auto capture = open();
@@ -720,21 +728,20 @@ void AcceptancePanel::checkCapture()
         result.health = checkCaptureHealth(capture, progress);
         return result;
     });
+    jobsChanged();
     setStatus(tr("Checking %1…").arg(QFileInfo(path).fileName()), false);
 }
 
 void AcceptancePanel::onCaptureChecked(const CaptureCheck& result)
 {
     m_checkCapture->setEnabled(true);
-    if (!result.error.isEmpty()) {
-        setStatus(result.error, true);
+    jobsChanged();
+    if (!result.error.isEmpty() || !result.info) {
+        m_progress->clear();
+        setStatus(result.error.isEmpty() ? tr("Cancelled.") : result.error, !result.error.isEmpty());
         return;
     }
-    if (!result.info) {
-        setStatus(tr("Cancelled."), false);
-        return;
-    }
-    m_progress->setValue(kProgressSteps);
+    m_progress->finish();
     const auto& info = *result.info;
     QString ids;
     for (const int id : info.layerIds) {
@@ -832,14 +839,19 @@ void AcceptancePanel::clearResults()
     m_useAlpha->setEnabled(false);
     m_tau->setText(tr("τ(k) = 1 + Σ a_i: tokens per verify cycle under greedy verification."));
     m_speed->clear();
-    m_progress->setValue(0);
+    m_progress->clear();
 }
 
 void AcceptancePanel::setRunning(bool running)
 {
     m_run->setEnabled(!running);
     m_sensitivity->setEnabled(!running);
-    m_cancel->setEnabled(running);
+}
+
+void AcceptancePanel::jobsChanged()
+{
+    m_cancel->setEnabled(isRunning());
+    Q_EMIT runningChanged();
 }
 
 void AcceptancePanel::setStatus(const QString& text, bool error)

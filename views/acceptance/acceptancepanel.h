@@ -3,6 +3,7 @@
 #include "core/forward/acceptancejob.h"
 #include "core/forward/capturehealth.h"
 #include "views/shared/backgroundjob.h"
+#include "views/shared/jobprogressbar.h"
 
 #include <QHash>
 #include <QStringList>
@@ -63,6 +64,7 @@ class AcceptancePanel : public QWidget
     QDoubleSpinBox* savingMsSpin() const { return m_savingMs; }
     QPushButton* runButton() const { return m_run; }
     QPushButton* cancelButton() const { return m_cancel; }
+    JobProgressBar* progressBar() const { return m_progress; }
     QPushButton* sensitivityButton() const { return m_sensitivity; }
     QPushButton* useAlphaButton() const { return m_useAlpha; }
     QPushButton* exportRatesButton() const { return m_exportRates; }
@@ -91,6 +93,8 @@ class AcceptancePanel : public QWidget
     /// @brief Runs the per-unit sensitivity of the current plan in the background.
     void startSensitivity();
     void cancel();
+    /// @brief True while a run, a sensitivity ranking, a capture check or a conversion runs.
+    bool isRunning() const;
     /// @brief Reads the capture in the background and lists every defect of its hidden states in the status
     /// line (`capture check`), without running a draft.
     void checkCapture();
@@ -101,6 +105,8 @@ class AcceptancePanel : public QWidget
     bool exportRates(const QString& path = QString());
 
   Q_SIGNALS:
+    /// A job started or ended (isRunning() says which).
+    void runningChanged();
     /// The ranking's α rules ("re:^<unit>$=X") for the Budget tab; @p source says where they come from.
     void alphaRulesRequested(const QStringList& rules, const QString& source);
     void statusMessage(const QString& message);
@@ -112,6 +118,8 @@ class AcceptancePanel : public QWidget
   private:
     void onFinished(const AcceptanceJobResult& result);
     void setRunning(bool running);
+    /// Cancel and runningChanged() follow the jobs now running.
+    void jobsChanged();
     void setStatus(const QString& text, bool error);
     void updateSpeed();
     void clearResults();
@@ -148,7 +156,7 @@ class AcceptancePanel : public QWidget
     QPushButton* m_run;
     QPushButton* m_cancel;
     QPushButton* m_sensitivity;
-    QProgressBar* m_progress;
+    JobProgressBar* m_progress;
     QLabel* m_status;
     AcceptancePlot* m_plot;
     AcceptancePositionModel* m_positions;

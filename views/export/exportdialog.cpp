@@ -32,15 +32,6 @@ namespace {
 
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
-QString formatDuration(double seconds)
-{
-    const auto total = static_cast<qint64>(std::llround(std::max(0.0, seconds)));
-    if (total < 60) {
-        return ExportDialog::tr("%n s", nullptr, static_cast<int>(total));
-    }
-    return ExportDialog::tr("%1 min %2 s").arg(total / 60).arg(total % 60, 2, 10, QLatin1Char('0'));
-}
-
 /// True when GPTQ can round a module of @p plan (an integer scheme).
 bool hasGptqModule(const QuantPlan& plan)
 {

@@ -1,5 +1,6 @@
 #include "views/plan/budgetpanel.h"
 
+#include "core/forward/expectedacceptance.h"
 #include "core/plan/preset.h"
 #include "views/document/document.h"
 #include "views/plan/frontierplot.h"
@@ -47,17 +48,17 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
       m_sweepButton(new QPushButton(tr("&Sweep Schemes"), this)),
       m_scoreButton(new QPushButton(tr("Score by &Acceptance"), this)),
       m_measureButton(new QPushButton(tr("&Measure Plan"), this)),
-      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new QProgressBar(this)),
+      m_cancelButton(new QPushButton(tr("Cancel"), this)), m_progress(new JobProgressBar(this)),
       m_priors(new QCheckBox(tr("Role &priors for α"), this)),
       m_searchRounding(new QCheckBox(tr("Also search &rounding"), this)), m_alphaSource(new QLabel(this)),
       m_clearAlphas(new QPushButton(tr("Clear α"), this)), m_axis(new QComboBox(this)),
       m_slider(new QSlider(Qt::Horizontal, this)), m_summary(new QLabel(this)),
       m_changes(new QTableWidget(0, 4, this)),
       m_scoring(
-          this, [this](double f) { m_progress->setValue(static_cast<int>(f * 1000)); },
+          this, [this](double f) { m_progress->setFraction(f); },
           [this](const AcceptanceScores& r) { onScoresFinished(r); }),
       m_measuring(
-          this, [this](double f) { m_progress->setValue(static_cast<int>(f * 1000)); },
+          this, [this](double f) { m_progress->setFraction(f); },
           [this](const PlanMeasurement& r) { onMeasurementFinished(r); })
 {
     m_sweepButton->setObjectName(QStringLiteral("sweepButton"));
@@ -65,11 +66,11 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
         tr("Measure rel. error and bytes of every decision unit under every legal scheme "
            "(one pass over the weights)."));
     m_scoreButton->setObjectName(QStringLiteral("scoreButton"));
-    m_scoreButton->setToolTip(
-        tr("Choose plans by what they do to acceptance: every legal scheme and rounding of every unit (the "
-           "head too, where vLLM can load it quantized) is measured alone on the capture and target set in "
-           "the Acceptance tab, and the frontier minimises the KL the choices cost the draft's proposals. "
-           "Even samples of the capture choose, odd samples report."));
+    m_scoreButton->setToolTip(tr(
+        "Choose plans by what they do to acceptance: every legal scheme and rounding of every unit (the "
+        "head too, where vLLM can load it quantized) is measured alone on the capture and target set in "
+        "the Acceptance tab, and the frontier minimises what the choices cost the draft's expected "
+        "acceptance against the target's tokens. Even samples of the capture choose, odd samples report."));
     m_measureButton->setObjectName(QStringLiteral("measureButton"));
     m_measureButton->setToolTip(tr(
         "Measure the plan in use and the plan without a budget (the recipe) whole, on the held-out samples "
@@ -77,9 +78,6 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
         "95 % intervals."));
     m_measureButton->setEnabled(false);
     m_cancelButton->setEnabled(false);
-    m_progress->setRange(0, 1000);
-    m_progress->setValue(0);
-    m_progress->setMaximumWidth(fontMetrics().averageCharWidth() * 24);
     m_priors->setToolTip(tr("α per role instead of 1 everywhere: fc 2, down_proj 1.5, q/k/v 1.5, others 1 "
                             "(heuristics, not measurements)."));
     m_searchRounding->setObjectName(QStringLiteral("searchRoundingBox"));
@@ -161,7 +159,7 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
     connect(m_measureButton, &QPushButton::clicked, this, &BudgetPanel::startMeasuring);
     connect(m_cancelButton, &QPushButton::clicked, this, &BudgetPanel::cancelSweep);
     connect(m_job, &SweepJob::progressChanged, this,
-            [this](double fraction) { m_progress->setValue(static_cast<int>(fraction * 1000)); });
+            [this](double fraction) { m_progress->setFraction(fraction); });
     connect(m_job, &SweepJob::finished, this, &BudgetPanel::onSweepFinished);
     connect(m_priors, &QCheckBox::toggled, this, &BudgetPanel::rebuildAllocator);
     connect(m_clearAlphas, &QPushButton::clicked, this, [this] { setExternalAlphas({}, {}); });
@@ -191,7 +189,8 @@ BudgetPanel::BudgetPanel(PlanController* controller, QWidget* parent)
         // What the last budget change changed named the other draft's modules.
         m_changes->setRowCount(0);
         m_baseEdits = {};
-        m_progress->setValue(0);
+        m_appliedEdits.reset();
+        m_progress->clear();
         rebuildAllocator(); // the frontier, the slider and the summary follow the dropped sweep
         setRunning(false);
         Q_EMIT sweepChanged(nullptr);
@@ -220,15 +219,16 @@ void BudgetPanel::startSweep()
     if (!checkpoint) {
         return;
     }
+    m_baseEdits = userEdits();
     SweepOptions options;
-    options.plan = m_controller->planOptions();
+    options.plan = m_controller->optionsFor(m_baseEdits);
     if (m_searchRounding->isChecked()) {
         options.roundings = parseRoundingCandidates("mse,range");
     }
-    m_baseEdits = m_controller->edits();
-    m_progress->setValue(0);
+    m_progress->start();
     setRunning(true);
     m_job->start(checkpoint, options);
+    Q_EMIT runningChanged();
     Q_EMIT statusMessage(tr("Sweeping every legal scheme of every decision unit…"));
 }
 
@@ -247,6 +247,11 @@ void BudgetPanel::setRunning(bool running)
     m_cancelButton->setEnabled(running);
 }
 
+bool BudgetPanel::isRunning() const
+{
+    return m_job->isRunning() || m_scoring.isRunning() || m_measuring.isRunning();
+}
+
 void BudgetPanel::startScoring()
 {
     const auto checkpoint = draftToMeasure();
@@ -259,13 +264,14 @@ void BudgetPanel::startScoring()
         Q_EMIT statusMessage(tr("Scoring by acceptance needs a capture: %1").arg(why));
         return;
     }
-    m_baseEdits = m_controller->edits();
-    m_progress->setValue(0);
+    m_baseEdits = userEdits();
+    m_progress->start();
     setRunning(true);
-    m_scoring.start(
-        [checkpoint, options = m_controller->planOptions(), inputs = *inputs](const ProgressFn& progress) {
-            return scoreByAcceptance(checkpoint, options, inputs, progress);
-        });
+    m_scoring.start([checkpoint, options = m_controller->optionsFor(m_baseEdits),
+                     inputs = *inputs](const ProgressFn& progress) {
+        return scoreByAcceptance(checkpoint, options, inputs, progress);
+    });
+    Q_EMIT runningChanged();
     Q_EMIT statusMessage(tr("Scoring every candidate of every unit by acceptance…"));
     updateSummary();
 }
@@ -278,7 +284,7 @@ void BudgetPanel::onScoresFinished(const AcceptanceScores& result)
     m_scores = result;
     m_measurement.reset();
     m_sweep = result.sweep;
-    m_progress->setValue(1000);
+    m_progress->finish();
     rebuildAllocator();
     setRunning(false);
     Q_EMIT sweepChanged(m_sweep);
@@ -300,7 +306,7 @@ void BudgetPanel::startMeasuring()
     // The recipe: the plan the scores started from, before any budget rule.
     auto recipe =
         makePlan(snapshot->checkpoint->config(), snapshot->checkpoint->tensorInfos(), m_scores->sweep->plan);
-    m_progress->setValue(0);
+    m_progress->start();
     setRunning(true);
     m_measuring.start([objective = m_scores->objective, plan = *plan,
                        recipe = std::move(recipe)](const ProgressFn& progress) {
@@ -315,12 +321,17 @@ void BudgetPanel::startMeasuring()
         out.numericsFloor = objective->measureNumericsFloor(third(2));
         return out;
     });
+    Q_EMIT runningChanged();
     Q_EMIT statusMessage(tr("Measuring the plan and the recipe on the held-out samples…"));
 }
 
 bool BudgetPanel::ended(const QString& error, bool hasResult, const QString& what)
 {
     setRunning(false);
+    Q_EMIT runningChanged();
+    if (!error.isEmpty() || !hasResult) {
+        m_progress->clear();
+    }
     if (!error.isEmpty()) {
         Q_EMIT statusMessage(tr("%1 failed: %2").arg(what, error));
     } else if (!hasResult) {
@@ -336,7 +347,7 @@ void BudgetPanel::onMeasurementFinished(const PlanMeasurement& result)
         return;
     }
     m_measurement = result;
-    m_progress->setValue(1000);
+    m_progress->finish();
     updateSummary();
     Q_EMIT statusMessage(
         tr("Plan and recipe measured on %1 held-out anchors.").arg(result.plan->report.anchors));
@@ -350,7 +361,7 @@ void BudgetPanel::onSweepFinished(const SweepJobResult& result)
     m_sweep = result.sweep;
     m_scores.reset(); // a sweep by weight error replaces the acceptance scores
     m_measurement.reset();
-    m_progress->setValue(1000);
+    m_progress->finish();
     rebuildAllocator();
     setRunning(false);
     Q_EMIT sweepChanged(m_sweep);
@@ -444,8 +455,7 @@ void BudgetPanel::rebuildAllocator()
             }
         }
     }
-    m_plot->setLossLabel(m_scores ? tr("KL(BF16 ‖ plan) per proposal, summed over units and positions")
-                                  : tr("weighted error E = Σ α·rel_err²"));
+    m_plot->setLossLabel(m_scores ? lossDescription() : tr("weighted error E = Σ α·rel_err²"));
     m_plot->setFrontier(m_allocator ? m_allocator->frontier() : std::vector<FrontierPoint>{}, markers);
     m_settingSlider = true;
     m_slider->setEnabled(m_allocator != nullptr);
@@ -531,7 +541,8 @@ void BudgetPanel::applyPoint(int index)
     record.budgetBytes = allocation.point.streamedBytes;
     record.weightedError = allocation.point.loss;
     if (m_scores) {
-        record.acceptanceKl = allocation.point.loss;
+        record.acceptanceLoss = allocation.point.loss;
+        record.acceptanceLossKind = acceptanceLossName(m_scores->effects->loss);
         record.capture = m_scores->objective->inputs().capture.string();
         record.weightedError = 0;
         for (const auto& choice : allocation.units) {
@@ -549,10 +560,11 @@ void BudgetPanel::applyPoint(int index)
     }
     after.budget = std::move(record);
     m_applied = index;
+    m_appliedEdits = after;
     m_controller->edit(after,
                        tr("Budget %1 (%2 %3)")
-                           .arg(localizedBytes(allocation.point.streamedBytes), m_scores ? tr("KL") : tr("E"),
-                                errorText(allocation.point.loss)),
+                           .arg(localizedBytes(allocation.point.streamedBytes),
+                                m_scores ? tr("loss") : tr("E"), errorText(allocation.point.loss)),
                        QStringLiteral("budget-%1").arg(m_mergeSession));
     m_controller->recomputeNow();
     updateSummary();
@@ -565,8 +577,9 @@ QString BudgetPanel::acceptanceText() const
                   "Score by Acceptance to choose plans by what they do to the draft's proposals.");
     }
     const auto& split = m_scores->objective->anchors();
-    QString text = tr("Objective: acceptance on %1 (k = %2; chosen on %3 anchors of even samples).")
-                       .arg(QString::fromStdString(m_scores->objective->inputs().capture.filename().string()))
+    QString text = tr("Objective: %1 on %2 (k = %3; chosen on %4 anchors of even samples).")
+                       .arg(lossDescription(),
+                            QString::fromStdString(m_scores->objective->inputs().capture.filename().string()))
                        .arg(m_scores->objective->inputs().k)
                        .arg(split.confirm.size());
     if (m_measurement) {
@@ -580,13 +593,13 @@ QString BudgetPanel::acceptanceText() const
         const auto d = pairedDifference(p, r);
         text += QLatin1Char(' ') +
                 tr("Held out (%1 anchors of odd samples): Δτ plan %2 (%3 streamed), recipe %4 (%5); plan − "
-                   "recipe %6; the plan's KL %7 whole against %8 summed over its units.")
+                   "recipe %6; the plan's loss %7 whole against %8 summed over its units.")
                     .arg(p.report.anchors)
                     .arg(interval(p.report.tauDelta, p.report.tauDeltaLow, p.report.tauDeltaHigh),
                          localizedBytes(p.streamedBytes),
                          interval(r.report.tauDelta, r.report.tauDeltaLow, r.report.tauDeltaHigh),
                          localizedBytes(r.streamedBytes), interval(d.mean, d.low, d.high),
-                         errorText(p.confirm.kl),
+                         errorText(m_scores->effects->measuredLoss(p.confirm)),
                          m_allocator && m_applied >= 0
                              ? errorText(m_allocator->frontier()[static_cast<std::size_t>(m_applied)].loss)
                              : tr("n/a"));
@@ -598,6 +611,21 @@ QString BudgetPanel::acceptanceText() const
                          QLocale().toString(100 * f.flipFirst, 'f', 2));
     }
     return text;
+}
+
+PlanEdits BudgetPanel::userEdits() const
+{
+    const auto& now = m_controller->edits();
+    return m_appliedEdits && now == *m_appliedEdits ? m_baseEdits : now;
+}
+
+QString BudgetPanel::lossDescription() const
+{
+    if (!m_scores || m_scores->effects->loss == AcceptanceLoss::Kl) {
+        return tr("KL(BF16 ‖ plan) per proposal, summed over units and positions");
+    }
+    return tr("loss of the accepted length expected of the draft sampled at t = %1, summed over units")
+        .arg(QLocale().toString(kObjectiveTemperature, 'f', 2));
 }
 
 QString BudgetPanel::summaryText() const
@@ -636,7 +664,7 @@ void BudgetPanel::updateSummary()
         text += QLatin1Char(' ') + tr("Budget point: %1 streamed, %2 on disk, %3 %4.")
                                        .arg(localizedBytes(f[static_cast<std::size_t>(at)].streamedBytes),
                                             localizedBytes(f[static_cast<std::size_t>(at)].bytes),
-                                            m_scores ? tr("KL") : tr("E"),
+                                            m_scores ? tr("loss") : tr("E"),
                                             errorText(f[static_cast<std::size_t>(at)].loss));
     }
     text += QLatin1Char(' ') + acceptanceText();

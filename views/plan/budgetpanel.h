@@ -4,6 +4,7 @@
 #include "views/plan/acceptancescoring.h"
 #include "views/plan/planedits.h"
 #include "views/shared/backgroundjob.h"
+#include "views/shared/jobprogressbar.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -62,6 +63,7 @@ class BudgetPanel : public QWidget
     int appliedPoint() const { return m_applied; }
     QString summaryText() const;
     QPushButton* scoreButton() const { return m_scoreButton; }
+    JobProgressBar* progressBar() const { return m_progress; }
     QPushButton* measureButton() const { return m_measureButton; }
     /// @brief The acceptance scores the frontier is built on, or null (weight error).
     const AcceptanceScores* scores() const { return m_scores ? &*m_scores : nullptr; }
@@ -80,6 +82,8 @@ class BudgetPanel : public QWidget
     /// @brief Sweeps the open draft under the plan's current options.
     void startSweep();
     void cancelSweep();
+    /// @brief True while a sweep, a scoring or a measurement runs.
+    bool isRunning() const;
     /// @brief Sweeps the open draft and scores every candidate by acceptance on the capture the inputs
     /// source gives; the frontier then minimises the measured KL.
     void startScoring();
@@ -93,6 +97,8 @@ class BudgetPanel : public QWidget
     void setExternalAlphas(const QStringList& rules, const QString& source);
 
   Q_SIGNALS:
+    /// A job started or ended (isRunning() says which).
+    void runningChanged();
     /// A sweep finished (or was dropped): TensorSweepSection and others follow it.
     void sweepChanged(std::shared_ptr<const spark::SweepResult> sweep);
     void statusMessage(const QString& message);
@@ -108,6 +114,11 @@ class BudgetPanel : public QWidget
     void onMeasurementFinished(const PlanMeasurement& result);
     void setRunning(bool running);
     QString acceptanceText() const;
+    /// The user's own edits: the current ones, without the rules of a budget point this tab applied when
+    /// nothing changed since.
+    PlanEdits userEdits() const;
+    /// What the frontier's loss is: the objective at the chosen draft temperature, or KL.
+    QString lossDescription() const;
     void rebuildAllocator();
     void onPlanChanged();
     void onSliderMoved(int value);
@@ -120,7 +131,7 @@ class BudgetPanel : public QWidget
     QPushButton* m_scoreButton;
     QPushButton* m_measureButton;
     QPushButton* m_cancelButton;
-    QProgressBar* m_progress;
+    JobProgressBar* m_progress;
     QCheckBox* m_priors;
     QCheckBox* m_searchRounding;
     QLabel* m_alphaSource;
@@ -138,6 +149,9 @@ class BudgetPanel : public QWidget
     BackgroundJob<PlanMeasurement> m_measuring;
     std::unique_ptr<BudgetAllocator> m_allocator;
     PlanEdits m_baseEdits; ///< the edits the sweep was made for; applications add rules to these
+    /// The edits the last applied budget point left, while they are the plan's: a new sweep, score or
+    /// recipe then starts from m_baseEdits (an applied point is a plan, not a set of pins).
+    std::optional<PlanEdits> m_appliedEdits;
     int m_applied = -1;
     int m_mergeSession = 0;
     /// Each module's scheme and rounding when the slider session m_changesSession began: what the "what

@@ -38,6 +38,8 @@ class PlanController : public QObject
     /// @brief What the current edits and scheme ask of core's makePlan() (also what `plan` and
     /// `quantize` take on the command line).
     PlanOptions planOptions() const { return optionsFor(m_edits); }
+    /// @brief What @p edits ask of makePlan() for the open draft.
+    PlanOptions optionsFor(const PlanEdits& edits) const;
     /// @brief The plan of the current edits (after the debounce), or null when nothing is open.
     std::shared_ptr<const QuantPlan> plan() const { return m_plan; }
     /// @brief The plan an export may use: nullptr when there is none, it has errors, or an edit is still
@@ -113,7 +115,6 @@ class PlanController : public QObject
   private:
     void onSnapshotChanged();
     void scheduleRecompute();
-    PlanOptions optionsFor(const PlanEdits& edits) const;
     std::shared_ptr<const QuantPlan> computePlan(const PlanEdits& edits) const;
     QStringList& entriesOf(PlanEdits& edits, PlanList list) const;
 

@@ -4,7 +4,10 @@
 #include "core/util/textformat.h"
 #include "views/shared/localizednumber.h"
 
+#include <QCoreApplication>
 #include <QLocale>
+#include <algorithm>
+#include <cmath>
 
 namespace spark {
 
@@ -36,6 +39,17 @@ QString formatShare(double share)
 QString formatRelError(double relError)
 {
     return localizedSignificant(relError * 100.0, 3) + QStringLiteral(" %");
+}
+
+QString formatDuration(double seconds)
+{
+    const auto total = static_cast<qint64>(std::llround(std::max(0.0, seconds)));
+    if (total < 60) {
+        return QCoreApplication::translate("spark::Formatting", "%n s", nullptr, static_cast<int>(total));
+    }
+    return QCoreApplication::translate("spark::Formatting", "%1 min %2 s")
+        .arg(total / 60)
+        .arg(total % 60, 2, 10, QLatin1Char('0'));
 }
 
 QString schemeText(const WeightScheme& scheme)

@@ -28,5 +28,7 @@ QString formatShare(double share);
 /// @brief A relative error ‖W − Q(W)‖ / ‖W‖ as a percentage with three significant digits ("15.9 %",
 /// "1.23 %", "0.0456 %"). The one spelling of rel. error in the GUI: tables, detail panel, plan.
 QString formatRelError(double relError);
+/// @brief A duration for a person: "42 s", "3 min 05 s".
+QString formatDuration(double seconds);
 
 } // namespace spark

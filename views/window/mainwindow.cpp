@@ -300,16 +300,26 @@ void MainWindow::createActions()
     analyze->setShortcut(QKeySequence(Qt::Key_F5));
     analyze->setStatusTip(
         tr("Measure the error of the selected scheme on every 2-D weight (nothing is written)."));
-    auto* cancel = analyzeMenu->addAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"),
-                                          m_analysisController, &AnalysisController::cancel);
+    // Esc stops every long job that runs: the analysis, the Budget tab's sweep, scoring and measurement,
+    // the Acceptance tab's run, sensitivity ranking, capture check and conversion.
+    auto* cancel =
+        analyzeMenu->addAction(QIcon::fromTheme(QStringLiteral("process-stop")), tr("&Cancel"), this, [this] {
+            m_analysisController->cancel();
+            m_budgetPanel->cancelSweep();
+            m_acceptancePanel->cancel();
+        });
     cancel->setObjectName(QStringLiteral("cancelAction"));
     cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     // Enabled only while a job runs, so Esc still closes editors and popups the rest of the time.
     cancel->setEnabled(false);
-    connect(m_analysisController, &AnalysisController::started, cancel,
-            [cancel] { cancel->setEnabled(true); });
-    connect(m_analysisController, &AnalysisController::finished, cancel,
-            [cancel] { cancel->setEnabled(false); });
+    const auto follow = [this, cancel] {
+        cancel->setEnabled(m_analysisController->isRunning() || m_budgetPanel->isRunning() ||
+                           m_acceptancePanel->isRunning());
+    };
+    connect(m_analysisController, &AnalysisController::started, cancel, follow);
+    connect(m_analysisController, &AnalysisController::finished, cancel, follow);
+    connect(m_budgetPanel, &BudgetPanel::runningChanged, cancel, follow);
+    connect(m_acceptancePanel, &AcceptancePanel::runningChanged, cancel, follow);
     analyzeMenu->addSeparator();
     auto* showPlan =
         analyzeMenu->addAction(tr("Show &Plan"), this, [this] { showTab(QStringLiteral("plan")); });
