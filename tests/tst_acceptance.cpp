@@ -17,6 +17,23 @@ using namespace spark;
 
 namespace {
 
+/// `acceptance` of the trained EAGLE-3 head on 256 anchors of its greedy capture at k = 3, as JSON.
+std::vector<std::string> trainedEagle3Run()
+{
+    const auto trained = test::dataPath("trained");
+    return {"acceptance",
+            (trained / "eagle3").string(),
+            "--hidden-states",
+            (trained / "capture").string(),
+            "--target-model",
+            (trained / "target").string(),
+            "--k",
+            "3",
+            "--anchors",
+            "256",
+            "--json"};
+}
+
 struct DemoSet
 {
     std::filesystem::path draft, capture, target;
@@ -411,19 +428,8 @@ void TestAcceptance::temperatureZeroIsGreedy()
     // The trained EAGLE-3 head on its greedy capture: --temperature 0 is today's greedy count to the byte,
     // and a small temperature tends to it (the target's distribution sharpens onto its greedy token, which
     // the capture holds; only near-ties of the target keep a product from reaching 0 or 1).
-    const auto trained = test::dataPath("trained");
-    const std::vector<std::string> common{"acceptance",
-                                          (trained / "eagle3").string(),
-                                          "--hidden-states",
-                                          (trained / "capture").string(),
-                                          "--target-model",
-                                          (trained / "target").string(),
-                                          "--k",
-                                          "3",
-                                          "--anchors",
-                                          "256",
-                                          "--bf16-only",
-                                          "--json"};
+    auto common = trainedEagle3Run();
+    common.push_back("--bf16-only");
     const auto greedy = test::runCli(common);
     QVERIFY2(greedy.exitCode == 0, greedy.err.c_str());
     auto args = common;
@@ -452,20 +458,9 @@ void TestAcceptance::objectiveTendsToTheGreedyCount()
     // fed tokens equal the draft's own wherever a proposal can still be accepted). As the draft temperature
     // goes to 0, the expected accepted length tends to the count (1 + objective = tau), and it falls as
     // the temperature rises (a sampled draft misses tokens its argmax gets).
-    const auto trained = test::dataPath("trained");
     QTemporaryDir dir;
     const auto table = dir.filePath(QStringLiteral("anchors.csv")).toStdString();
-    const std::vector<std::string> common{"acceptance",
-                                          (trained / "eagle3").string(),
-                                          "--hidden-states",
-                                          (trained / "capture").string(),
-                                          "--target-model",
-                                          (trained / "target").string(),
-                                          "--k",
-                                          "3",
-                                          "--anchors",
-                                          "256",
-                                          "--json"};
+    const auto common = trainedEagle3Run();
     const auto plain = test::runCli(common);
     QVERIFY2(plain.exitCode == 0, plain.err.c_str());
     auto args = common;

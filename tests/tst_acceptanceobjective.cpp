@@ -175,8 +175,8 @@ void TestAcceptanceObjective::screenKeepsTheParetoSetTheRecipeAndBf16()
 
 void TestAcceptanceObjective::objectiveLossCountsOnlySignificantGains()
 {
-    // The loss is minus the objective's change; a gain whose interval holds 0 is noise and counts as no
-    // change, a significant gain stays negative, a loss counts whole.
+    // The loss is the upper end of the objective's loss: minus the low end of its change. A gain inside
+    // its interval costs what it may plausibly cost; only a gain whose whole interval is above 0 is one.
     const auto effect = [](double mean, double low, double high) {
         AcceptanceEffect e;
         e.kl = 0.125;
@@ -186,12 +186,10 @@ void TestAcceptanceObjective::objectiveLossCountsOnlySignificantGains()
         return e;
     };
     UnitEffects effects;
-    QCOMPARE(effects.lossOf(effect(-0.04, -0.06, -0.02)), 0.04);
-    QCOMPARE(effects.lossOf(effect(-0.01, -0.03, 0.01)), 0.01);
-    QCOMPARE(effects.lossOf(effect(0.01, -0.01, 0.03)), 0.0);
-    QCOMPARE(effects.lossOf(effect(0.02, 0.005, 0.035)), -0.02);
-    QCOMPARE(effects.measuredLoss(effect(0.01, -0.01, 0.03)), -0.01);
-    QCOMPARE(effects.lossOf(AcceptanceEffect{}), 0.0); // BF16, never measured
+    QCOMPARE(effects.lossOf(effect(-0.04, -0.06, -0.02)), 0.06);
+    QCOMPARE(effects.lossOf(effect(0.01, -0.01, 0.03)), 0.01);
+    QCOMPARE(effects.lossOf(effect(0.02, 0.005, 0.035)), -0.005);
+    QCOMPARE(effects.lossOf(AcceptanceEffect{}), 0.0); // BF16: no change, no interval
     effects.loss = AcceptanceLoss::Kl;
     QCOMPARE(effects.lossOf(effect(0.02, 0.005, 0.035)), 0.125);
     QCOMPARE(parseAcceptanceLoss("kl"), AcceptanceLoss::Kl);

@@ -22,6 +22,7 @@ import argparse
 import csv
 import json
 import math
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -116,7 +117,11 @@ def allocation_rows(cli: str, name: str, draft: Path, chosen: dict) -> list[str]
     for factor in (1.0, 0.75):
         budget = "preset" if factor == 1.0 else str(int(recipe * factor))
         for loss in ("expected-acceptance", "kl"):
-            a = chosen if (factor, loss) == (1.0, "expected-acceptance") else allocate(cli, draft, budget, loss)
+            try:
+                a = chosen if (factor, loss) == (1.0, "expected-acceptance") else allocate(cli, draft, budget, loss)
+            except subprocess.CalledProcessError as e:  # below the cheapest legal plan: the frontier says so
+                lines.append(f"| {name} | {factor:g}× | {loss} | {e.stderr.strip().splitlines()[0].split(': ', 2)[-1]} | | | |")
+                continue
             p, r, d = a["plan"], a["recipe"], a["plan_minus_recipe"]
             ci = lambda x: f"{x['tau_delta']:+.4f} [{x['tau_delta_ci'][0]:+.4f}, {x['tau_delta_ci'][1]:+.4f}]"
             lines.append(f"| {name} | {factor:g}× | {loss} | {p['streamed_bytes'] / 1024:.1f} KiB | {ci(p['report'])} "

@@ -39,10 +39,11 @@ nlohmann::ordered_json effectJson(const AcceptanceEffect& e)
 
 std::string lossDescription(AcceptanceLoss loss)
 {
-    return loss == AcceptanceLoss::Kl ? "sum over positions of the mean KL(BF16 || plan) per proposal"
-                                      : "loss of the accepted length expected of the draft sampled at t = " +
-                                            formatFixed(kObjectiveTemperature, 2) +
-                                            " against the target's tokens (a gain inside its interval: 0)";
+    return loss == AcceptanceLoss::Kl
+               ? "sum over positions of the mean KL(BF16 || plan) per proposal"
+               : "loss of the accepted length expected of the draft sampled at t = " +
+                     formatFixed(kObjectiveTemperature, 2) +
+                     " against the target's tokens, at the upper end of its 95 % interval";
 }
 
 nlohmann::ordered_json planJson(const PlanAcceptance& p)
@@ -189,7 +190,7 @@ AcceptanceBudgetReport reportAcceptanceBudget(const AcceptanceObjective& objecti
          << split.confirm.size() << " anchors (" << formatFixed(effects.seconds, 1) << " s)\n"
          << "  reported on odd samples: " << split.report.size() << " anchors\n";
     units.print(text);
-    const double whole = effects.measuredLoss(measured.confirm);
+    const double whole = effects.lossOf(measured.confirm);
     text << "  loss of the plan: " << formatFixed(allocation.point.loss, 5) << " summed over its units, "
          << formatFixed(whole, 5) << " measured whole (same anchors)\n";
     text << "  held out: dtau plan "

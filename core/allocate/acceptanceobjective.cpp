@@ -60,12 +60,7 @@ double UnitEffects::lossOf(const AcceptanceEffect& e) const
     if (loss == AcceptanceLoss::Kl) {
         return e.kl;
     }
-    return e.objective > 0 && e.objectiveLow <= 0 ? 0.0 : -e.objective;
-}
-
-double UnitEffects::measuredLoss(const AcceptanceEffect& e) const
-{
-    return loss == AcceptanceLoss::Kl ? e.kl : -e.objective;
+    return -e.objectiveLow;
 }
 
 std::vector<bool> screenSurvivors(const SweepUnit& unit, const std::vector<double>& losses)

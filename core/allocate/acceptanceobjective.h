@@ -16,8 +16,8 @@ namespace spark {
 
 /// @brief What the allocator minimises over the candidates' measured effects.
 enum class AcceptanceLoss {
-    /// The loss of expected acceptance against the target's tokens (draft-forward.md §13); a gain inside
-    /// its own interval counts as none.
+    /// The loss of expected acceptance against the target's tokens (draft-forward.md §13), at the upper
+    /// end of its interval.
     ExpectedAcceptance,
     /// Σ over positions of the mean KL(p_BF16 ‖ p_plan) per proposal: blind to the target (kept to compare).
     Kl,
@@ -69,11 +69,11 @@ struct UnitEffects
     double seconds = 0;
     AcceptanceLoss loss = AcceptanceLoss::ExpectedAcceptance;
 
-    /// The allocator's loss of @p e: KL, or minus the objective's change, a gain whose interval holds 0
-    /// counted as 0 (noise must not buy bytes).
+    /// The allocator's loss of @p e: KL, or the upper end of the 95 % interval of the objective's loss
+    /// (minus the low end of its change). A candidate is charged what it may plausibly cost: a "gain" that
+    /// is noise costs something, and of many candidates measured on few anchors the best by luck does not
+    /// buy bytes.
     double lossOf(const AcceptanceEffect& e) const;
-    /// The loss of @p e as measured (no clamp): how a whole plan is set against its units' sum.
-    double measuredLoss(const AcceptanceEffect& e) const;
 };
 
 /// @brief The candidates of @p unit that go on from the screen: its Pareto set of (cost, @p losses), by

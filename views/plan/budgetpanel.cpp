@@ -599,7 +599,7 @@ QString BudgetPanel::acceptanceText() const
                          localizedBytes(p.streamedBytes),
                          interval(r.report.tauDelta, r.report.tauDeltaLow, r.report.tauDeltaHigh),
                          localizedBytes(r.streamedBytes), interval(d.mean, d.low, d.high),
-                         errorText(m_scores->effects->measuredLoss(p.confirm)),
+                         errorText(m_scores->effects->lossOf(p.confirm)),
                          m_allocator && m_applied >= 0
                              ? errorText(m_allocator->frontier()[static_cast<std::size_t>(m_applied)].loss)
                              : tr("n/a"));
