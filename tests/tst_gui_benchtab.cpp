@@ -190,6 +190,20 @@ class TestGuiBenchTab : public QObject
         QVERIFY(error.contains(QStringLiteral("delta.gif")));
     }
 
+    void armColoursStayAsArmsAreAdded()
+    {
+        // An arm's colour belongs to its name: importing more arms, even ones that sort before it, or
+        // choosing another baseline, never recolours it.
+        const std::vector<std::string> first{"zz-w4a16", "zz-bf16"};
+        const QColor w4a16 = BenchPlot::armColor(first, "zz-w4a16");
+        const QColor bf16 = BenchPlot::armColor(first, "zz-bf16");
+        QVERIFY(w4a16 != bf16);
+        const std::vector<std::string> more{"aa-fp8", "zz-bf16", "zz-w4a16", "zz-nvfp4"};
+        QCOMPARE(BenchPlot::armColor(more, "zz-w4a16"), w4a16);
+        QCOMPARE(BenchPlot::armColor(more, "zz-bf16"), bf16);
+        QVERIFY(BenchPlot::armColor(more, "aa-fp8") != w4a16 && BenchPlot::armColor(more, "aa-fp8") != bf16);
+    }
+
     void paletteChangeRecolours()
     {
         BenchmarksTab tab;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
 
 namespace spark {
 namespace {
@@ -285,11 +286,17 @@ QColor BenchPlot::armColor(const std::vector<std::string>& arms, const std::stri
     static const QColor colors[] = {QColor(0, 114, 178),   QColor(230, 159, 0),  QColor(0, 158, 115),
                                     QColor(204, 121, 167), QColor(86, 180, 233), QColor(213, 94, 0),
                                     QColor(240, 228, 66)};
+    // A colour belongs to an arm's name for as long as the app runs: a name takes the next colour the first
+    // time a report shows it (alphabetically among that report's new names), so that arms added later never
+    // recolour the others. GUI thread only.
+    static std::map<std::string, std::size_t> assigned;
     std::vector<std::string> names = arms;
+    names.push_back(arm);
     std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    const auto found = std::find(names.begin(), names.end(), arm);
-    return colors[static_cast<std::size_t>(found - names.begin()) % std::size(colors)];
+    for (const auto& name : names) {
+        assigned.try_emplace(name, assigned.size());
+    }
+    return colors[assigned.at(arm) % std::size(colors)];
 }
 
 QString BenchPlot::emptyReason(const BenchReport* report, BenchPlotKind kind)

@@ -28,9 +28,9 @@ class BenchPlot
     /// @brief A short title, e.g. "Decode speed".
     static QString title(BenchPlotKind kind);
 
-    /// @brief The colour of @p arm: keyed by the arm's name among the names in @p arms (alphabetical order,
-    /// not the report's baseline-first order), so an arm keeps its colour whatever the baseline. An arm not
-    /// in @p arms gets the first colour none of them has.
+    /// @brief The colour of @p arm's name, the same for as long as the app runs: whatever the baseline, and
+    /// however many arms are added later. Names seen for the first time (those of @p arms and @p arm) take
+    /// the next colours in alphabetical order.
     static QColor armColor(const std::vector<std::string>& arms, const std::string& arm);
 
     /// @brief Why @p kind has nothing to draw for @p report (null: nothing imported), e.g. "No decode speed

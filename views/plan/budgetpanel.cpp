@@ -622,7 +622,7 @@ PlanEdits BudgetPanel::userEdits() const
 QString BudgetPanel::lossDescription() const
 {
     if (!m_scores || m_scores->effects->loss == AcceptanceLoss::Kl) {
-        return tr("KL(BF16 ‖ plan) per proposal, summed over units and positions");
+        return tr("KL(BF16 || plan) per proposal, summed over units and positions");
     }
     return tr("loss of the accepted length expected of the draft sampled at t = %1, summed over units")
         .arg(QLocale().toString(kObjectiveTemperature, 'f', 2));
