@@ -133,8 +133,7 @@ class TestGuiBudget : public QObject
         // The frontier's loss is the target-aware objective at the draft temperature chosen, which the axis
         // and the summary name.
         const auto t = QLocale().toString(kObjectiveTemperature, 'f', 2);
-        QVERIFY(
-            panel->frontierPlot()->plot()->yAxis->label().contains(QStringLiteral("sampled at t = ") + t));
+        QVERIFY(panel->frontierPlot()->plot()->yAxis->label().contains(QStringLiteral("(t = %1)").arg(t)));
         QVERIFY(panel->summaryText().contains(QStringLiteral("Objective: loss of the accepted length")));
 
         // A budget point applies a plan whose record says it was chosen by acceptance on that capture.

@@ -12,7 +12,7 @@ std::vector<std::vector<double>> targetProbabilities(const DraftForward& draft, 
 {
     const auto vocab = proposals.logits.cols;
     std::vector<std::vector<double>> out(temperatures.size(), std::vector<double>(targets.size(), 0.0));
-    for (std::size_t j = 0; j < targets.size(); ++j) {
+    for (std::size_t j = 0; j < targets.size() && !temperatures.empty(); ++j) {
         const float* row = proposals.logits.row(index * proposals.k + static_cast<std::int64_t>(j));
         const double top = *std::max_element(row, row + vocab);
         std::int64_t entry = -1; // the draft-vocabulary entry of the target's token

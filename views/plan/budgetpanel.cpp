@@ -455,7 +455,12 @@ void BudgetPanel::rebuildAllocator()
             }
         }
     }
-    m_plot->setLossLabel(m_scores ? lossDescription() : tr("weighted error E = Σ α·rel_err²"));
+    // The axis title short enough for the plot's height; the summary below says it whole.
+    m_plot->setLossLabel(!m_scores ? tr("weighted error E = Σ α·rel_err²")
+                         : m_scores->effects->loss == AcceptanceLoss::Kl
+                             ? tr("KL(BF16 || plan), summed")
+                             : tr("loss of expected accepted length (t = %1)")
+                                   .arg(QLocale().toString(kObjectiveTemperature, 'f', 2)));
     m_plot->setFrontier(m_allocator ? m_allocator->frontier() : std::vector<FrontierPoint>{}, markers);
     m_settingSlider = true;
     m_slider->setEnabled(m_allocator != nullptr);
@@ -624,7 +629,8 @@ QString BudgetPanel::lossDescription() const
     if (!m_scores || m_scores->effects->loss == AcceptanceLoss::Kl) {
         return tr("KL(BF16 || plan) per proposal, summed over units and positions");
     }
-    return tr("loss of the accepted length expected of the draft sampled at t = %1, summed over units")
+    return tr("loss of the accepted length expected of the draft sampled at t = %1 (upper end of each "
+              "unit's 95 % interval), summed over units")
         .arg(QLocale().toString(kObjectiveTemperature, 'f', 2));
 }
 
