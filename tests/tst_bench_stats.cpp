@@ -90,6 +90,7 @@ class TestBenchStats : public QObject
     void degenerateCases();
     void duplicateRepeatNamesBothSources();
     void mixedSetupsAreNotPooled();
+    void armsAreComparedWithinTheirSetup();
     void csvExpectedDecode_data();
     void csvExpectedDecode();
     void csvExpectedAcceptance_data();
@@ -437,6 +438,61 @@ void TestBenchStats::mixedSetupsAreNotPooled()
     report = buildBenchReport(records, {}, {});
     QCOMPARE(report.cells.size(), std::size_t{1});
     QCOMPARE(QString::fromStdString(report.cells[0].arm), QStringLiteral("bf16_draft"));
+}
+
+void TestBenchStats::armsAreComparedWithinTheirSetup()
+{
+    // Two arms on Qwen3-32B at k = 3 and two on GLM-5.2 at k = 2; the Qwen bf16 arm is chosen as baseline.
+    std::vector<BenchRecord> records;
+    const auto add = [&](const char* arm, const char* model, const char* k, double tpot) {
+        for (int repeat = 1; repeat <= 2; ++repeat) {
+            BenchRecord r;
+            r.arm = arm;
+            r.promptLen = 2048;
+            r.repeat = repeat;
+            r.metrics[benchmetric::kDecodeTokS] = 1000.0 / (tpot + repeat);
+            r.extras["model_id"] = model;
+            r.extras["num_speculative_tokens"] = k;
+            records.push_back(r);
+        }
+    };
+    add("bf16_draft", "Qwen/Qwen3-32B", "3", 20.0);
+    add("w4a16_draft", "Qwen/Qwen3-32B", "3", 19.0);
+    add("glm_w4a16", "zai-org/GLM-5.2", "2", 44.0);
+    add("glm_bf16", "zai-org/GLM-5.2", "2", 46.0);
+    add("glm_w4a16_k3", "zai-org/GLM-5.2", "3", 43.0);
+    add("unstated", "", "", 21.0);
+    for (auto& r : records) {
+        if (r.arm == "unstated") {
+            r.extras.clear();
+        }
+    }
+    BenchReportOptions options;
+    options.baselineArm = "bf16_draft";
+    const auto report = buildBenchReport(records, options, {});
+
+    QCOMPARE(report.setups.size(), std::size_t{3});
+    QCOMPARE(QString::fromStdString(report.setups[1].label()), QStringLiteral("zai-org/GLM-5.2, k=2"));
+    // The GLM setup's own baseline is its bf16 arm, though it was imported second.
+    QCOMPARE(QString::fromStdString(report.setups[1].baselineArm), QStringLiteral("glm_bf16"));
+    QVERIFY(report.isBaseline("glm_bf16"));
+    QVERIFY(!report.isBaseline("glm_w4a16"));
+    const auto* glm = report.comparison(benchmetric::kDecodeTokS, 2048, "glm_w4a16");
+    QVERIFY(glm);
+    QCOMPARE(QString::fromStdString(glm->baselineArm), QStringLiteral("glm_bf16"));
+    // Its baseline is GLM's: 1000/47 and 1000/48 tok/s, mean 21.0549645... (hand).
+    QCOMPARE(glm->baseline.mean, (1000.0 / 47 + 1000.0 / 48) / 2);
+    const auto* qwen = report.comparison(benchmetric::kDecodeTokS, 2048, "w4a16_draft");
+    QVERIFY(qwen);
+    QCOMPARE(QString::fromStdString(qwen->baselineArm), QStringLiteral("bf16_draft"));
+    // Alone in its setup (GLM at k = 3), an arm is its own baseline and compared with nothing.
+    QVERIFY(report.isBaseline("glm_w4a16_k3"));
+    QVERIFY(!report.comparison(benchmetric::kDecodeTokS, 2048, "glm_w4a16_k3"));
+    // Runs that state nothing join the first setup.
+    QCOMPARE(report.setupOf("unstated"), &report.setups[0]);
+    for (const auto& c : report.comparisons) {
+        QCOMPARE(report.setupOf(c.baselineArm), report.setupOf(c.candidateArm));
+    }
 }
 
 namespace {

@@ -37,6 +37,8 @@ namespace {
 const char* const kCsv = "spec_decode_repeats_long.csv";
 const char* const kBf16Json = "bf16-draft-infqps-concurrency1-Qwen3-32B-20251202-141503.json";
 const char* const kW4Json = "w4a16-draft-infqps-concurrency1-Qwen3-32B-20251202-143122.json";
+const char* const kGlmBf16Json = "glm-dspark-bf16-infqps-concurrency1-GLM-5.2-20260301-101500.json";
+const char* const kGlmW4Json = "glm-dspark-w4a16-infqps-concurrency1-GLM-5.2-20260301-104000.json";
 
 // The row of (arm, prompt length) in the source model, or -1.
 int rowOf(const BenchTableModel& model, const std::string& arm, long long promptLen)
@@ -154,6 +156,33 @@ class TestGuiBenchTab : public QObject
         const int bf16 = rowOf(model, "bf16_draft", 512);
         QVERIFY(number(model, bf16, BenchTableModel::DeltaPercent) < -4.9);
         QCOMPARE(tab.baselineSelector()->currentText(), QStringLiteral("w4a16_draft"));
+    }
+
+    void armsOfAnotherSetupHaveTheirOwnBaseline()
+    {
+        BenchmarksTab tab;
+        QVERIFY(importAndWait(tab, {benchSample(kBf16Json), benchSample(kW4Json), benchSample(kGlmBf16Json),
+                                    benchSample(kGlmW4Json)}));
+        const auto& model = *tab.tableModel();
+        // GLM-5.2 at k = 2 is compared with its own bf16 runs, never with the Qwen3-32B baseline: the files'
+        // mean_tpot_ms give 20.21 and 21.97 tok/s, +8.71 %.
+        const std::string glmBf16 = "bf16_draft [zai-org/GLM-5.2, k=2]";
+        const int glm = rowOf(model, "w4a16_draft [zai-org/GLM-5.2, k=2]", 2048);
+        QVERIFY(glm >= 0);
+        QVERIFY(std::abs(number(model, glm, BenchTableModel::DeltaPercent) - 100 * (21.97 - 20.21) / 20.21) <
+                1e-6);
+        const int glmBase = rowOf(model, glmBf16, 2048);
+        QCOMPARE(text(model, glmBase, BenchTableModel::DeltaPercent), QStringLiteral("—"));
+        QVERIFY(model.index(glmBase, 0).data(BenchTableModel::BaselineRole).toBool());
+        QVERIFY(model.index(glm, BenchTableModel::Arm)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("Setup: zai-org/GLM-5.2, k=2, compared with ") +
+                              QString::fromStdString(glmBf16)));
+        // The Qwen pair keeps its Δ against its own baseline.
+        const int qwen = rowOf(model, "w4a16_draft", 2048);
+        QVERIFY(std::abs(number(model, qwen, BenchTableModel::DeltaPercent) -
+                         100 * (46.760373486328376 - 44.744411516028705) / 44.744411516028705) < 1e-6);
     }
 
     void plotsHaveDataAndExport()

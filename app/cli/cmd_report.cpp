@@ -53,7 +53,11 @@ void writePlot(const BenchReport& report, const std::string& path)
 
 void printStatistics(const BenchReport& report)
 {
-    std::cout << "baseline: " << report.baselineArm << "\n\n";
+    for (const auto& setup : report.setups) {
+        std::cout << "baseline: " << setup.baselineArm
+                  << (report.setups.size() > 1 ? "  (setup " + setup.label() + ")" : std::string()) << "\n";
+    }
+    std::cout << "\n";
     Table cells(
         {"arm", "prompt", "n", "decode tok/s", "sd", "median", "CV %", "accept %", "AL", "per-position"});
     for (const auto& c : report.cells) {
@@ -76,13 +80,13 @@ void printStatistics(const BenchReport& report)
     }
     std::cout << "\n";
     Table comparisons(
-        {"metric", "prompt", "arm", "delta", "delta %", "CI low", "CI high", "t", "df", "p", "sigma"});
+        {"metric", "prompt", "arm", "vs", "delta", "delta %", "CI low", "CI high", "t", "df", "p", "sigma"});
     for (const auto& c : report.comparisons) {
         const auto& w = c.welch;
         comparisons.add({benchMetricLabel(c.metric), c.promptLen > 0 ? std::to_string(c.promptLen) : "-",
-                         c.candidateArm, formatFixed(w.diff, 4), formatFixed(w.deltaPercent, 2),
-                         formatFixed(w.ciLow, 4), formatFixed(w.ciHigh, 4), formatFixed(w.t, 3),
-                         formatFixed(w.df, 2), formatGeneral(w.p, 3),
+                         c.candidateArm, c.baselineArm, formatFixed(w.diff, 4),
+                         formatFixed(w.deltaPercent, 2), formatFixed(w.ciLow, 4), formatFixed(w.ciHigh, 4),
+                         formatFixed(w.t, 3), formatFixed(w.df, 2), formatGeneral(w.p, 3),
                          formatFixed(w.sigma, 2) + (w.valid && !w.significant() ? " n.s." : "")});
     }
     comparisons.print(std::cout);
@@ -105,7 +109,8 @@ OptionTable reportOptions()
     return joinTables(
         {{
              {"baseline", "ARM", "an arm named like bf16, else the first",
-              "the arm every other is compared with"},
+              "the arm the others of its setup (target model, k) are compared with; each other setup "
+              "keeps its own"},
              {"metric", "NAME", "decode_tok_s, acceptance_length, acceptance_rate",
               "a metric to compare between arms (repeatable)"},
              {"confidence", "P", "0.95", "confidence level of the intervals (between 0 and 1)"},

@@ -41,6 +41,30 @@ const BenchCell* BenchReport::cell(const std::string& arm, long long promptLen) 
     return nullptr;
 }
 
+const BenchSetup* BenchReport::setupOf(const std::string& arm) const
+{
+    for (const auto& setup : setups) {
+        if (std::find(setup.arms.begin(), setup.arms.end(), arm) != setup.arms.end()) {
+            return &setup;
+        }
+    }
+    return nullptr;
+}
+
+bool BenchReport::isBaseline(const std::string& arm) const
+{
+    const auto* setup = setupOf(arm);
+    return setup && setup->baselineArm == arm;
+}
+
+std::string BenchSetup::label() const
+{
+    if (targetModel.empty() && k.empty()) {
+        return "(setup not stated)";
+    }
+    return targetModel + (!targetModel.empty() && !k.empty() ? ", " : "") + k;
+}
+
 const BenchComparison* BenchReport::comparison(const std::string& metric, long long promptLen,
                                                const std::string& candidateArm) const
 {
@@ -67,18 +91,26 @@ std::string kOf(const BenchRecord& r)
     return k ? "k=" + std::to_string(*k) : std::string();
 }
 
+/// Each arm's model and k: the first its runs state.
+std::map<std::string, std::pair<std::string, std::string>>
+statedSetups(const std::vector<BenchRecord>& records)
+{
+    std::map<std::string, std::pair<std::string, std::string>> setups;
+    for (const auto& r : records) {
+        auto& [model, k] = setups[r.arm];
+        model = model.empty() ? modelOf(r) : model;
+        k = k.empty() ? kOf(r) : k;
+    }
+    return setups;
+}
+
 /// An arm whose runs name different target models or k is kept apart per setup, so that the report never
 /// pools them into one cell (whose repeats the speed model would then refuse): the arm's first setup keeps
 /// its name, every other one gets a tagged arm ("bf16_draft [k=3]"). Runs that do not say are not evidence
 /// of a difference and stay with the first setup.
 void splitMixedArms(std::vector<BenchRecord>& records, std::vector<BenchWarning>& warnings)
 {
-    std::map<std::string, std::pair<std::string, std::string>> first; // arm -> its first model and k
-    for (const auto& r : records) {
-        auto& [model, k] = first[r.arm];
-        model = model.empty() ? modelOf(r) : model;
-        k = k.empty() ? kOf(r) : k;
-    }
+    auto first = statedSetups(records);
     std::map<std::string, std::set<std::string>> split; // arm -> its new names
     for (auto& r : records) {
         const auto& [model, k] = first[r.arm];
@@ -105,6 +137,50 @@ void splitMixedArms(std::vector<BenchRecord>& records, std::vector<BenchWarning>
                                 "' holds runs of different target models or k; they are kept apart as " +
                                 list + " instead of pooled as repeats"});
     }
+}
+
+/// Arms by the setup their runs state (after splitMixedArms an arm has one), the setups in order of first
+/// appearance with the chosen baseline's first. What runs do not state is no evidence of a difference: such
+/// an arm joins the first setup that agrees with what they do state. A setup's baseline: the chosen arm when
+/// it is there, else an arm whose name contains "bf16", else its first arm.
+std::vector<BenchSetup> groupIntoSetups(const std::vector<BenchRecord>& records,
+                                        const std::vector<std::string>& armsSeen,
+                                        const std::optional<std::string>& chosenBaseline)
+{
+    auto setupOfArm = statedSetups(records);
+    std::vector<BenchSetup> setups;
+    for (const auto& arm : armsSeen) {
+        const auto& [model, k] = setupOfArm[arm];
+        const auto agrees = [](const std::string& a, const std::string& b) {
+            return a.empty() || b.empty() || a == b;
+        };
+        auto it = std::find_if(setups.begin(), setups.end(), [&](const BenchSetup& s) {
+            return agrees(s.targetModel, model) && agrees(s.k, k);
+        });
+        if (it == setups.end()) {
+            it = setups.insert(setups.end(), BenchSetup{});
+        }
+        it->targetModel = it->targetModel.empty() ? model : it->targetModel;
+        it->k = it->k.empty() ? k : it->k;
+        it->arms.push_back(arm);
+    }
+    for (auto& setup : setups) {
+        const auto has = [&](const std::string& a) {
+            return std::find(setup.arms.begin(), setup.arms.end(), a) != setup.arms.end();
+        };
+        const auto bf16 = std::find_if(setup.arms.begin(), setup.arms.end(), [](const std::string& a) {
+            return a.find("bf16") != std::string::npos;
+        });
+        setup.baselineArm = chosenBaseline && has(*chosenBaseline) ? *chosenBaseline
+                            : bf16 != setup.arms.end()             ? *bf16
+                                                                   : setup.arms.front();
+        std::stable_partition(setup.arms.begin(), setup.arms.end(),
+                              [&](const std::string& a) { return a == setup.baselineArm; });
+    }
+    std::stable_partition(setups.begin(), setups.end(), [&](const BenchSetup& s) {
+        return chosenBaseline && s.baselineArm == *chosenBaseline;
+    });
+    return setups;
 }
 
 } // namespace
@@ -139,34 +215,23 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
         lens.insert(r.promptLen);
     }
 
-    if (options.baselineArm) {
-        report.baselineArm = *options.baselineArm;
-        if (!armsSeen.empty() &&
-            std::find(armsSeen.begin(), armsSeen.end(), report.baselineArm) == armsSeen.end()) {
-            std::string list;
-            for (const auto& a : armsSeen) {
-                list += (list.empty() ? "" : ", ") + a;
-            }
-            report.warnings.push_back(
-                {BenchWarningKind::MissingTag,
-                 {},
-                 0,
-                 "baseline arm '" + report.baselineArm + "' is not in the data (arms: " + list + ")"});
+    if (options.baselineArm &&
+        std::find(armsSeen.begin(), armsSeen.end(), *options.baselineArm) == armsSeen.end()) {
+        std::string list;
+        for (const auto& a : armsSeen) {
+            list += (list.empty() ? "" : ", ") + a;
         }
-    } else {
-        const auto bf16 = std::find_if(armsSeen.begin(), armsSeen.end(), [](const std::string& a) {
-            return a.find("bf16") != std::string::npos;
-        });
-        report.baselineArm =
-            bf16 != armsSeen.end() ? *bf16 : (armsSeen.empty() ? std::string() : armsSeen.front());
+        report.warnings.push_back(
+            {BenchWarningKind::MissingTag,
+             {},
+             0,
+             "baseline arm '" + *options.baselineArm + "' is not in the data (arms: " + list + ")"});
     }
-    if (std::find(armsSeen.begin(), armsSeen.end(), report.baselineArm) != armsSeen.end()) {
-        report.arms.push_back(report.baselineArm);
-    }
-    for (const auto& a : armsSeen) {
-        if (a != report.baselineArm) {
-            report.arms.push_back(a);
-        }
+    report.setups = groupIntoSetups(records, armsSeen, options.baselineArm);
+    report.baselineArm = report.setups.empty() ? options.baselineArm.value_or(std::string())
+                                               : report.setups.front().baselineArm;
+    for (const auto& setup : report.setups) {
+        report.arms.insert(report.arms.end(), setup.arms.begin(), setup.arms.end());
     }
     report.promptLens.assign(lens.begin(), lens.end());
 
@@ -246,13 +311,11 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
 
     for (const auto& metric : options.compareMetrics) {
         for (const auto len : report.promptLens) {
-            const auto* base = report.cell(report.baselineArm, len);
-            const SampleSummary* baseStats = base ? base->metric(metric) : nullptr;
-            if (!baseStats) {
-                continue;
-            }
             for (const auto& arm : report.arms) {
-                if (arm == report.baselineArm) {
+                const auto& baselineArm = report.setupOf(arm)->baselineArm;
+                const auto* base = report.cell(baselineArm, len);
+                const SampleSummary* baseStats = base ? base->metric(metric) : nullptr;
+                if (!baseStats || arm == baselineArm) {
                     continue;
                 }
                 const auto* cand = report.cell(arm, len);
@@ -263,7 +326,7 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
                 BenchComparison c;
                 c.metric = metric;
                 c.promptLen = len;
-                c.baselineArm = report.baselineArm;
+                c.baselineArm = baselineArm;
                 c.candidateArm = arm;
                 c.baseline = *baseStats;
                 c.candidate = *candStats;
@@ -274,7 +337,7 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
                          {},
                          0,
                          metric + " at prompt length " + std::to_string(len) + ": '" + arm + "' vs '" +
-                             report.baselineArm + "' needs at least 2 repeats per arm for a CI (have " +
+                             baselineArm + "' needs at least 2 repeats per arm for a CI (have " +
                              std::to_string(c.baseline.n) + " and " + std::to_string(c.candidate.n) + ")"});
                 }
                 report.comparisons.push_back(std::move(c));
@@ -285,13 +348,14 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
     // The failure that raises no error: a quantized draft served against a target of another precision
     // (or any wrong pairing) still runs, just with acceptance near zero and a slowdown instead of a speedup.
     for (const auto len : report.promptLens) {
-        const auto* base = report.cell(report.baselineArm, len);
-        const auto* baseRate = base ? base->metric(benchmetric::kAcceptanceRate) : nullptr;
-        if (!baseRate || !(baseRate->mean > 0)) {
-            continue;
-        }
         for (const auto& arm : report.arms) {
-            const auto* cand = arm == report.baselineArm ? nullptr : report.cell(arm, len);
+            const auto& baselineArm = report.setupOf(arm)->baselineArm;
+            const auto* base = report.cell(baselineArm, len);
+            const auto* baseRate = base ? base->metric(benchmetric::kAcceptanceRate) : nullptr;
+            if (!baseRate || !(baseRate->mean > 0)) {
+                continue;
+            }
+            const auto* cand = arm == baselineArm ? nullptr : report.cell(arm, len);
             const auto* rate = cand ? cand->metric(benchmetric::kAcceptanceRate) : nullptr;
             if (rate && rate->mean < options.collapseRatio * baseRate->mean) {
                 report.warnings.push_back(
@@ -299,7 +363,7 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
                      cand->sources.empty() ? std::string() : cand->sources.front(), 0,
                      "arm '" + arm + "' accepts " + percentText(rate->mean) +
                          " of draft tokens at prompt length " + std::to_string(len) + " against " +
-                         percentText(baseRate->mean) + " for '" + report.baselineArm +
+                         percentText(baseRate->mean) + " for '" + baselineArm +
                          "': acceptance collapsed. A draft paired with the wrong target (precision or model) "
                          "gives near-zero acceptance and no error; check the target and the draft's "
                          "quantization"});

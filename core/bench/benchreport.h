@@ -46,10 +46,26 @@ struct BenchComparison
     WelchResult welch;
 };
 
+/// @brief Arms measured under one setup (target model and k, as the runs say them; an arm whose runs do not
+/// say joins the first setup that agrees with what they do): only they are compared with each other,
+/// against the setup's own baseline. A speed difference
+/// between two target models is not an effect of the draft.
+struct BenchSetup
+{
+    std::string targetModel; ///< empty when the runs do not name it
+    std::string k;           ///< "k=3"; empty when the runs do not say
+    std::string baselineArm;
+    std::vector<std::string> arms; ///< baseline first, then in order of appearance
+
+    /// @brief "Qwen/Qwen3-32B, k=3", or "(setup not stated)".
+    std::string label() const;
+};
+
 /// @brief What to compare and how.
 struct BenchReportOptions
 {
-    /// The reference arm (A). Default: an arm whose name contains "bf16", else the first arm seen.
+    /// The reference arm (A) of its setup; every other setup takes its own default: an arm whose name
+    /// contains "bf16", else its first arm seen.
     std::optional<std::string> baselineArm;
     /// Metrics compared between arms (each must be present in both cells to be compared).
     std::vector<std::string> compareMetrics{benchmetric::kDecodeTokS, benchmetric::kAcceptanceLength,
@@ -62,8 +78,10 @@ struct BenchReportOptions
 /// @brief Cells, comparisons against the baseline, and every warning (import and analysis).
 struct BenchReport
 {
+    /// The chosen baseline, or the first setup's: the speed model's unquantized arm.
     std::string baselineArm;
-    std::vector<std::string> arms;            ///< baseline first, then in order of appearance
+    std::vector<BenchSetup> setups;           ///< the chosen baseline's setup first
+    std::vector<std::string> arms;            ///< setup by setup, each baseline first
     std::vector<long long> promptLens;        ///< ascending
     std::vector<BenchCell> cells;             ///< ordered by arm (as in arms), then prompt length
     std::vector<BenchComparison> comparisons; ///< by metric (as in the options), prompt length, arm
@@ -75,15 +93,20 @@ struct BenchReport
 
     /// @brief The cell of @p arm at @p promptLen, or nullptr.
     const BenchCell* cell(const std::string& arm, long long promptLen) const;
-    /// @brief The comparison of @p candidateArm against the baseline, or nullptr.
+    /// @brief The setup @p arm was measured in, or nullptr for an arm not in the report.
+    const BenchSetup* setupOf(const std::string& arm) const;
+    /// @brief Whether @p arm is the baseline of its setup.
+    bool isBaseline(const std::string& arm) const;
+    /// @brief The comparison of @p candidateArm against its setup's baseline, or nullptr.
     const BenchComparison* comparison(const std::string& metric, long long promptLen,
                                       const std::string& candidateArm) const;
 };
 
-/// @brief Groups records by (arm, prompt length), summarises every metric, compares every arm with the
-/// baseline by Welch's t test, and warns when an arm's acceptance collapses against the baseline (a
-/// draft paired with the wrong target precision accepts ~0% and raises no error). @p importWarnings are
-/// carried into the report first. Records are numbered per cell when their repeat is unknown.
+/// @brief Groups records by (arm, prompt length) and arms by setup, summarises every metric, compares
+/// every arm with its setup's baseline by Welch's t test, and warns when an arm's acceptance collapses
+/// against that baseline (a draft paired with the wrong target precision accepts ~0% and raises no
+/// error). @p importWarnings are carried into the report first. Records are numbered per cell when their
+/// repeat is unknown.
 BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReportOptions& options = {},
                              std::vector<BenchWarning> importWarnings = {});
 

@@ -126,19 +126,21 @@ std::string benchReportMarkdown(const BenchReport& report, int headingLevel)
     const std::string ciLabel = formatGeneral(100.0 * report.confidence, 3) + " % CI";
     for (const auto& metric : metrics) {
         const int digits = digitsFor(metric);
-        md +=
-            "\n" + h + " " + benchMetricLabel(metric) + ": arm − " + escapeCell(report.baselineArm) + "\n\n";
-        md += "| prompt len | arm | " + escapeCell(report.baselineArm) +
-              " mean ± sd | arm mean ± sd | Δ | Δ % | " + ciLabel + " | t | ν | p | σ (Gaussian-eq.) |\n";
-        md += "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        const std::string baseline =
+            report.setups.size() == 1 ? escapeCell(report.baselineArm) : std::string("its setup's baseline");
+        md += "\n" + h + " " + benchMetricLabel(metric) + ": arm − " + baseline + "\n\n";
+        md += "| prompt len | arm | baseline | baseline mean ± sd | arm mean ± sd | Δ | Δ % | " + ciLabel +
+              " | t | ν | p | σ (Gaussian-eq.) |\n";
+        md += "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         for (const auto& c : report.comparisons) {
             if (c.metric != metric) {
                 continue;
             }
             const auto& w = c.welch;
             md += "| " + promptText(c.promptLen) + " | " + escapeCell(c.candidateArm) + " | " +
-                  meanSd(c.baseline, digits) + " | " + meanSd(c.candidate, digits) + " | " +
-                  formatFixed(w.diff, digits) + " | " + formatFixed(w.deltaPercent, 2) + " | " +
+                  escapeCell(c.baselineArm) + " | " + meanSd(c.baseline, digits) + " | " +
+                  meanSd(c.candidate, digits) + " | " + formatFixed(w.diff, digits) + " | " +
+                  formatFixed(w.deltaPercent, 2) + " | " +
                   (w.valid ? "[" + formatFixed(w.ciLow, digits) + ", " + formatFixed(w.ciHigh, digits) + "]"
                            : std::string("n/a")) +
                   " | " + formatFixed(w.t, 3) + " | " + formatFixed(w.df, 2) + " | " + formatGeneral(w.p, 3) +
@@ -160,6 +162,13 @@ nlohmann::ordered_json benchReportJson(const BenchReport& report)
     out["baseline"] = report.baselineArm;
     out["confidence"] = report.confidence;
     out["arms"] = report.arms;
+    out["setups"] = nlohmann::ordered_json::array();
+    for (const auto& setup : report.setups) {
+        out["setups"].push_back({{"target_model", setup.targetModel},
+                                 {"k", setup.k},
+                                 {"baseline", setup.baselineArm},
+                                 {"arms", setup.arms}});
+    }
     out["prompt_lens"] = report.promptLens;
     out["cells"] = nlohmann::ordered_json::array();
     for (const auto& c : report.cells) {

@@ -156,8 +156,10 @@ SpeedModel computeSpeedModel(const BenchReport& report, const SpeedModelOptions&
         }
         quantizedArm = *options.quantizedArm;
     } else if (model.savingMs) {
+        // Only an arm of the baseline's setup (target model, k) measures the same draft quantized.
+        const auto* setup = report.setupOf(report.baselineArm);
         for (const auto& c : report.cells) {
-            if (c.arm != report.baselineArm && c.acceptance.k() > 0) {
+            if (c.arm != report.baselineArm && c.acceptance.k() > 0 && report.setupOf(c.arm) == setup) {
                 quantizedArm = c.arm;
                 break;
             }

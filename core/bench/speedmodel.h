@@ -22,8 +22,8 @@ struct SpeedModelOptions
     /// excluded); used when both are non-zero and no saving is given: Δ = t_D·(1 − S′/S).
     std::uint64_t streamedBefore = 0;
     std::uint64_t streamedAfter = 0;
-    /// The arm measured with the quantized draft. Default: the first arm after the baseline that has
-    /// speculation. Its cells use t_D − Δ as their drafter time.
+    /// The arm measured with the quantized draft. Default: the first arm after the baseline, in its setup,
+    /// that has speculation. Its cells use t_D − Δ as their drafter time.
     std::optional<std::string> quantizedArm;
 };
 

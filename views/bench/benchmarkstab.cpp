@@ -134,7 +134,9 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     connect(m_clear, &QPushButton::clicked, this, &BenchmarksTab::clear);
     m_copy->setToolTip(tr("Copy the statistics and comparisons as a GitHub Markdown table."));
     connect(m_copy, &QPushButton::clicked, this, &BenchmarksTab::copyMarkdown);
-    m_baselineBox->setToolTip(tr("The arm every other arm is compared with (Welch's t test)."));
+    m_baselineBox->setToolTip(
+        tr("The arm the other arms of its setup are compared with (Welch's t test). Arms run "
+           "with another target model or k keep their own baseline."));
     // Wide enough for usual arm names; a long one does not widen the window.
     m_baselineBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_baselineBox->setMinimumContentsLength(16);

@@ -108,8 +108,14 @@ void drawDelta(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
     zero->setPen(QPen(plot.palette().color(QPalette::Mid), 1, Qt::DashLine));
     zero->setData(QVector<double>{0.0, static_cast<double>(report.promptLens.size()) + 1},
                   QVector<double>{0.0, 0.0});
-    for (int a = 1; a < arms; ++a) {
+    const int candidates = arms - static_cast<int>(report.setups.size());
+    int candidate = -1;
+    for (int a = 0; a < arms; ++a) {
         const auto& arm = report.arms[static_cast<std::size_t>(a)];
+        if (report.isBaseline(arm)) {
+            continue;
+        }
+        ++candidate;
         QVector<double> x, y, minus, plus;
         QVector<double> nsX, nsY;
         for (std::size_t i = 0; i < report.promptLens.size(); ++i) {
@@ -118,7 +124,7 @@ void drawDelta(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
                 continue;
             }
             const auto& w = c->welch;
-            const double key = static_cast<double>(i + 1) + offsetFor(a - 1, arms - 1, 0.3);
+            const double key = static_cast<double>(i + 1) + offsetFor(candidate, candidates, 0.3);
             x << key;
             y << w.deltaPercent;
             minus << (w.valid ? w.deltaPercent - w.deltaPercentCiLow : 0.0);
@@ -133,7 +139,7 @@ void drawDelta(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
         }
         const QColor color = armColor(report, arm);
         auto* graph = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        graph->setName(armName(arm) + QStringLiteral(" − ") + armName(report.baselineArm));
+        graph->setName(armName(arm) + QStringLiteral(" − ") + armName(report.setupOf(arm)->baselineArm));
         graph->setLineStyle(QCPGraph::lsNone);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 7));
         graph->setData(x, y, true);
@@ -325,18 +331,19 @@ QString BenchPlot::emptyReason(const BenchReport* report, BenchPlotKind kind)
             return QStringLiteral("Nothing to compare: import a second arm besides the baseline %1.")
                 .arg(baseline);
         }
+        for (const auto& c : report->comparisons) {
+            if (c.metric == benchmetric::kDecodeTokS && std::isfinite(c.welch.deltaPercent)) {
+                return {};
+            }
+        }
         if (!hasMetric(report->baselineArm, benchmetric::kDecodeTokS)) {
             return QStringLiteral("No decode speed in the baseline %1.").arg(baseline);
         }
-        for (std::size_t a = 1; a < report->arms.size(); ++a) {
-            for (const auto len : report->promptLens) {
-                const auto* c = report->comparison(benchmetric::kDecodeTokS, len, report->arms[a]);
-                if (c && std::isfinite(c->welch.deltaPercent)) {
-                    return {};
-                }
-            }
+        if (report->setups.size() == report->arms.size()) {
+            return QStringLiteral("Nothing to compare: every arm ran another setup (target model or k), and "
+                                  "arms are compared only within their setup.");
         }
-        return QStringLiteral("No arm has decode speed at a prompt length of the baseline %1.").arg(baseline);
+        return QStringLiteral("No arm has decode speed at a prompt length of its setup's baseline.");
     case BenchPlotKind::Acceptance:
         if (!hasMetric({}, benchmetric::kAcceptanceRate)) {
             return QStringLiteral("No acceptance rate in the imported results (spec-decode counters "

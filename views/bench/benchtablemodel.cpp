@@ -87,7 +87,7 @@ double BenchTableModel::number(const BenchCell& cell, const BenchComparison* com
 
 QVariant BenchTableModel::display(const BenchCell& cell, const BenchComparison* comparison, int column) const
 {
-    const bool baseline = cell.arm == m_report->baselineArm;
+    const bool baseline = m_report->isBaseline(cell.arm);
     const double value = number(cell, comparison, column);
     switch (column) {
     case Arm: {
@@ -148,7 +148,7 @@ QVariant BenchTableModel::data(const QModelIndex& index, int role) const
         return {};
     }
     const auto& cell = m_report->cells[static_cast<std::size_t>(index.row())];
-    const bool baseline = cell.arm == m_report->baselineArm;
+    const bool baseline = m_report->isBaseline(cell.arm);
     const auto* comparison =
         baseline ? nullptr : m_report->comparison(benchmetric::kDecodeTokS, cell.promptLen, cell.arm);
     switch (role) {
@@ -170,7 +170,10 @@ QVariant BenchTableModel::data(const QModelIndex& index, int role) const
             for (const auto& source : cell.sources) {
                 sources.append(QString::fromStdString(source));
             }
-            return tr("Imported from:\n%1").arg(sources.join(QLatin1Char('\n')));
+            const auto* setup = m_report->setupOf(cell.arm);
+            return tr("Setup: %1, compared with %2\nImported from:\n%3")
+                .arg(QString::fromStdString(setup->label()), QString::fromStdString(setup->baselineArm),
+                     sources.join(QLatin1Char('\n')));
         }
         if (comparison && !comparison->welch.valid &&
             (index.column() >= DeltaPercent && index.column() <= Sigma)) {
