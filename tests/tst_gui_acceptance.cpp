@@ -11,6 +11,7 @@
 #include "views/acceptance/acceptancepositionmodel.h"
 #include "views/acceptance/acceptancerunner.h"
 #include "views/acceptance/sensitivitymodel.h"
+#include "views/bench/benchplot.h"
 #include "views/bench/benchplotqcp.h"
 #include "views/plan/budgetpanel.h"
 #include "views/plan/sweepjob.h"
@@ -447,6 +448,26 @@ class TestGuiAcceptance : public QObject
         QVERIFY(budget->externalAlphas().isEmpty());
         QCOMPARE(m_panel->sensitivityModel()->rowCount(), 0);
         QCOMPARE(m_panel->positionModel()->rowCount(), 0);
+    }
+
+    // Before any run the plot's note has the plot's width (a hidden legend left in the layout capped the
+    // axis rect at 50 px and cut the note to "e a captu").
+    void emptyPlotHasItsWidthAt1000x650()
+    {
+        m_window->resize(1000, 650);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(m_window->showTab(QStringLiteral("acceptance")));
+        m_panel->plot()->clear();
+        QApplication::processEvents();
+        QCustomPlot* plot = m_panel->plot()->plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QCPItemText* note = BenchPlot::emptyNote(*plot);
+        QVERIFY(note && note->visible());
+        QVERIFY2(
+            plot->axisRect()->width() >= 240 &&
+                QFontMetrics(note->font()).horizontalAdvance(note->text()) <= plot->axisRect()->width(),
+            qPrintable(QStringLiteral("'%1' in %2 px").arg(note->text()).arg(plot->axisRect()->width())));
     }
 
     // At the size of the README's pictures the bars have room and the legend covers neither bars nor axes.

@@ -457,10 +457,19 @@ class TestGuiBenchTab : public QObject
 
     // At the size of the README's pictures, with the warnings of the sample imports shown, the speed model's
     // plot keeps at least eight lines of height: it is not squashed under the tables and the assumptions.
-    void speedModelPlotHasRoomAt1200x700()
+    // The speed model's plot keeps 160 px of height and 240 px of width for its data, its x label whole.
+    void speedModelPlotHasRoom_data()
     {
+        QTest::addColumn<QSize>("size");
+        QTest::addRow("1200x700") << QSize(1200, 700);
+        QTest::addRow("1000x650") << QSize(1000, 650);
+    }
+
+    void speedModelPlotHasRoom()
+    {
+        QFETCH(QSize, size);
         MainWindow window(quiet());
-        window.resize(1200, 700);
+        window.resize(size);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.showTab(QStringLiteral("benchmarks")));
@@ -469,14 +478,24 @@ class TestGuiBenchTab : public QObject
         QSignalSpy changed(tab, &BenchmarksTab::reportChanged);
         tab->importFiles({benchSample(kCsv), benchSample(kBf16Json), benchSample(kW4Json)});
         QTRY_VERIFY_WITH_TIMEOUT(tab->report() && !tab->report()->cells.empty(), 20000);
-        tab->viewTabs()->setCurrentWidget(tab->speedModelPanel());
+        tab->viewTabs()->setCurrentIndex(1);
+        QVERIFY(tab->speedModelPanel()->isVisible());
         tab->speedModelPanel()->drafterMsInput()->setValue(3.2);
-        QApplication::processEvents();
-        QCOMPARE(window.size(), QSize(1200, 700));
+        QTest::qWait(50); // the layout settles in queued passes
+        QCOMPARE(window.size(), size);
         QCustomPlot* plot = tab->speedModelPanel()->plot();
         QVERIFY(plot->isVisible());
-        const int lines = plot->height() / plot->fontMetrics().height();
-        QVERIFY2(lines >= 8, qPrintable(QStringLiteral("the plot is %1 px high").arg(plot->height())));
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QRect data = plot->axisRect()->rect();
+        QVERIFY2(data.height() >= 160 && data.width() >= 240,
+                 qPrintable(QStringLiteral("data %1x%2 in a plot of %3x%4")
+                                .arg(data.width())
+                                .arg(data.height())
+                                .arg(plot->width())
+                                .arg(plot->height())));
+        const QFontMetrics metrics(plot->xAxis->labelFont());
+        QVERIFY2(metrics.horizontalAdvance(plot->xAxis->label()) <= data.width(),
+                 qPrintable(plot->xAxis->label()));
     }
 
     // The same arm measured at k = 2 and k = 3 is two arms in the table, not one cell of mixed repeats.

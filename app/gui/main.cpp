@@ -69,7 +69,8 @@ int main(int argc, char** argv)
     const QCommandLineOption tab(
         QStringLiteral("tab"),
         QApplication::translate(
-            "main", "Tab to show in the screenshot (tensors, plan, budget, benchmarks, compare)."),
+            "main",
+            "Tab to show in the screenshot (tensors, plan, budget, acceptance, benchmarks, compare)."),
         QStringLiteral("name"), QStringLiteral("tensors"));
     const QCommandLineOption select(
         QStringLiteral("select"),

@@ -24,11 +24,6 @@ AcceptancePlot::AcceptancePlot(QWidget* parent)
     m_plot->setObjectName(QStringLiteral("acceptancePlot"));
     // Beside the wide per-position table a splitter would leave the bars no room: keep room for k bars.
     m_plot->setMinimumSize(fontMetrics().averageCharWidth() * 48, fontMetrics().height() * 12);
-    // The legend in a row of its own above the bars, outside the axis rect: it covers no bar and no axis.
-    m_plot->legend->setVisible(true);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->legend->setWrap(2);
     // The plot's own PaletteChange arrives after its children's palettes are set: listen there.
@@ -52,6 +47,24 @@ bool AcceptancePlot::save(const QString& path, QString* error)
 {
     return BenchPlot::save(*m_plot, path, std::max(m_plot->width(), 800), std::max(m_plot->height(), 500),
                            error);
+}
+
+void AcceptancePlot::showLegend(bool show)
+{
+    // The legend in a row of its own above the bars, outside the axis rect: it covers no bar and no axis.
+    // Hidden, it leaves the layout: left there, its own small width capped the column it shares with the
+    // axis rect, and the empty plot's note was cut in a 50-pixel rect.
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool inLayout = layout->hasElement(0, 0) && layout->element(0, 0) == m_plot->legend;
+    if (show && !inLayout) {
+        layout->insertRow(0);
+        layout->addElement(0, 0, m_plot->legend);
+        layout->setRowStretchFactor(0, 0.001);
+    } else if (!show && inLayout) {
+        layout->take(m_plot->legend);
+        layout->simplify();
+    }
+    m_plot->legend->setVisible(show);
 }
 
 bool AcceptancePlot::eventFilter(QObject* watched, QEvent* event)
@@ -113,7 +126,7 @@ void AcceptancePlot::rebuild()
     m_plot->yAxis->setLabel(tr("a_i, 95% interval"));
     m_plot->xAxis->setRange(-0.6, std::max(0.6, static_cast<double>(m_summary.positions.size()) - 0.4));
     m_plot->yAxis->setRange(0, 1.05);
-    m_plot->legend->setVisible(!empty);
+    showLegend(!empty);
     for (auto* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setTicks(!empty);
         axis->setTickLabels(!empty);

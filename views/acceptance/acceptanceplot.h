@@ -32,6 +32,7 @@ class AcceptancePlot : public QWidget
 
   private:
     void rebuild();
+    void showLegend(bool show);
 
     QCustomPlot* m_plot;
     QCPBarsGroup* m_group;

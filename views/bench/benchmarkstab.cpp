@@ -3,6 +3,7 @@
 #include "core/bench/benchimport.h"
 #include "core/bench/benchreportformat.h"
 #include "views/bench/benchimporter.h"
+#include "views/bench/benchkey.h"
 #include "views/bench/benchplotwidget.h"
 #include "views/bench/benchtablemodel.h"
 #include "views/bench/speedmodelpanel.h"
@@ -27,6 +28,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
 #include <QSortFilterProxyModel>
@@ -61,8 +63,8 @@ QString canonical(const QString& path)
     return resolved.isEmpty() ? info.absoluteFilePath() : resolved;
 }
 
-// Lays four plots out 2×2 when there is height for it, else in one row, so that they stay readable in a
-// short window (the results table above takes what its rows need).
+// Lays four plots out in one row when each gets BenchPlotWidget::kMinimumWidth, else 2×2, else in one
+// column; the scroll area around it scrolls what the window's height does not hold.
 class PlotGrid : public QWidget
 {
   public:
@@ -77,6 +79,8 @@ class PlotGrid : public QWidget
         arrange(true);
     }
 
+    int columns() const { return m_columns; }
+
   protected:
     void resizeEvent(QResizeEvent* event) override
     {
@@ -87,8 +91,11 @@ class PlotGrid : public QWidget
   private:
     void arrange(bool force)
     {
-        // Two rows once each can be about as tall as a third of its width.
-        const int columns = height() * 3 >= width() ? 2 : 4;
+        const auto fits = [this](int columns) {
+            return columns * BenchPlotWidget::kMinimumWidth + (columns - 1) * m_grid->horizontalSpacing() <=
+                   width();
+        };
+        const int columns = fits(4) ? 4 : fits(2) ? 2 : 1;
         if (!force && columns == m_columns) {
             return;
         }
@@ -119,7 +126,7 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
       m_baselineBox(new QComboBox(this)), m_armTag(new QLineEdit(this)), m_promptLenTag(new QSpinBox(this)),
       m_overrideTags(new QCheckBox(tr("O&verride file tags"), this)), m_status(new ElidingLabel(this)),
       m_banner(new QLabel(this)), m_error(new QLabel(this)), m_hint(new QLabel(this)),
-      m_table(new QTableView(this)), m_warnings(new QListWidget(this)),
+      m_table(new QTableView(this)), m_warnings(new QListWidget(this)), m_key(new BenchKey(this)),
       m_speedPanel(new SpeedModelPanel(this))
 {
     setAcceptDrops(true);
@@ -220,20 +227,40 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
     m_warnings->setAlternatingRowColors(true);
     m_warnings->setMinimumHeight(fontMetrics().height() * 2);
 
-    auto* plots = new PlotGrid(this);
+    // One key above the four plots (an arm has one colour in all of them) leaves their height to the data.
+    auto* plots = new QWidget(this);
+    auto* plotsLayout = new QVBoxLayout(plots);
+    plotsLayout->setContentsMargins(0, 0, 0, 0);
+    plotsLayout->addWidget(m_key);
+    auto* grid = new PlotGrid(plots);
     const BenchPlotKind kinds[] = {BenchPlotKind::DecodeSpeed, BenchPlotKind::Delta,
                                    BenchPlotKind::Acceptance, BenchPlotKind::PerPosition};
     for (const auto kind : kinds) {
-        auto* plot = new BenchPlotWidget(kind, plots);
+        auto* plot = new BenchPlotWidget(kind, grid);
+        plot->setLegendShown(false);
         m_plots.append(plot);
-        plots->addPlot(plot);
+        grid->addPlot(plot);
     }
+    auto* scroll = new QScrollArea(plots);
+    scroll->setObjectName(QStringLiteral("benchPlotScroll"));
+    scroll->setWidget(grid);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    plotsLayout->addWidget(scroll, 1);
     // The plots and the speed model share the space under the table, one page at a time.
     m_views = new QTabWidget(this);
     m_views->setObjectName(QStringLiteral("benchViews"));
     m_views->setDocumentMode(true);
     m_views->addTab(plots, tr("Plots"));
-    m_views->addTab(m_speedPanel, tr("Speed model"));
+    // The speed model's plot keeps its data room (plotroom.h) by scrolling in a short window, never by
+    // growing the window.
+    auto* speedScroll = new QScrollArea(this);
+    speedScroll->setObjectName(QStringLiteral("speedModelScroll"));
+    speedScroll->setWidget(m_speedPanel);
+    speedScroll->setWidgetResizable(true);
+    speedScroll->setFrameShape(QFrame::NoFrame);
+    m_views->addTab(speedScroll, tr("Speed model"));
     // Only the page on show counts towards the minimum height (a hidden one would squeeze the table).
     auto ignoreHiddenPages = [this](int current) {
         for (int i = 0; i < m_views->count(); ++i) {
@@ -242,6 +269,7 @@ BenchmarksTab::BenchmarksTab(QWidget* parent)
         }
     };
     connect(m_views, &QTabWidget::currentChanged, this, ignoreHiddenPages);
+    connect(m_views, &QTabWidget::currentChanged, this, &BenchmarksTab::fitSplitter);
     ignoreHiddenPages(m_views->currentIndex());
 
     auto* tables = new QWidget(this);
@@ -485,6 +513,7 @@ void BenchmarksTab::rebuildReport()
     for (auto* plot : m_plots) {
         plot->setReport(m_report);
     }
+    m_key->setReport(m_report.get());
     m_speedPanel->setReport(m_report);
     m_hint->setVisible(!m_report);
     m_table->setVisible(m_report != nullptr);

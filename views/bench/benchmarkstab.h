@@ -27,6 +27,7 @@ namespace spark {
 class ElidingLabel;
 
 class BenchImporter;
+class BenchKey;
 class BenchPlotWidget;
 class BenchTableModel;
 class SpeedModelPanel;
@@ -74,6 +75,7 @@ class BenchmarksTab : public QWidget
     /// @brief The last import error shown, or empty.
     QString importError() const;
     BenchPlotWidget* plot(BenchPlotKind kind) const;
+    BenchKey* plotKey() const { return m_key; }
     SpeedModelPanel* speedModelPanel() const { return m_speedPanel; }
     /// @brief Table, warnings, and the plots/speed-model pages, top to bottom.
     QSplitter* splitter() const { return m_splitter; }
@@ -141,6 +143,7 @@ class BenchmarksTab : public QWidget
     QTableView* m_table;
     QListWidget* m_warnings;
     QList<BenchPlotWidget*> m_plots;
+    BenchKey* m_key; ///< what the plots' colours and line styles mean, once for all four
     SpeedModelPanel* m_speedPanel;
     QSplitter* m_splitter = nullptr;
     QTabWidget* m_views = nullptr; ///< "Plots" and "Speed model"

@@ -18,6 +18,9 @@ constexpr const char* kOutOfLegend = "sparkOutOfLegend";
 
 const char* const kEmptyNoteName = "sparkEmptyNote";
 
+/// The per-position curves of one prompt length share a line style (the colour is the arm's).
+constexpr Qt::PenStyle kPromptLengthStyles[4] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+
 QColor armColor(const BenchReport& report, const std::string& arm)
 {
     return BenchPlot::armColor(report.arms, arm);
@@ -196,30 +199,22 @@ void drawAcceptance(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& rep
 
 /// Legend-only graphs (no data): one per arm in its colour, and one per prompt length in its line style
 /// when there are several.
-void addKeyEntries(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report,
-                   const Qt::PenStyle (&styles)[4])
+void addKeyEntries(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
 {
-    auto entry = [&](const QString& name, const QPen& pen) {
-        auto* key = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        key->setName(name);
-        key->setPen(pen);
-        key->addToLegend();
-    };
-    for (const auto& arm : report.arms) {
-        const QColor color = armColor(report, arm);
-        entry(armName(arm), QPen(color, 1.6));
-    }
-    if (report.promptLens.size() > 1) {
-        const QColor grey = plot.palette().color(QPalette::WindowText);
-        for (std::size_t i = 0; i < report.promptLens.size(); ++i) {
-            entry(QStringLiteral("%1 tokens").arg(report.promptLens[i]), QPen(grey, 1.2, styles[i % 4]));
+    for (const auto& key : BenchPlot::keyEntries(report, plot.palette().color(QPalette::WindowText))) {
+        if (key.hollow) {
+            continue; // the per-position curves have no Δ
         }
+        auto* graph = plot.addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        graph->setName(key.name);
+        graph->setPen(QPen(key.color, key.marker ? 1.6 : 1.2, key.line));
+        graph->addToLegend();
     }
 }
 
 void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& report)
 {
-    static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+    const auto& styles = kPromptLengthStyles;
     std::size_t maxPositions = 0;
     int curve = 0;
     for (const auto& cell : report.cells) {
@@ -249,7 +244,7 @@ void drawPerPosition(QCustomPlot& plot, QCPAxisRect* rect, const BenchReport& re
         graph->removeFromLegend();
         graph->setProperty(kOutOfLegend, true);
     }
-    addKeyEntries(plot, rect, report, styles);
+    addKeyEntries(plot, rect, report);
     auto* xAxis = rect->axis(QCPAxis::atBottom);
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
     ticker->setTickStep(1.0);
@@ -303,6 +298,30 @@ QColor BenchPlot::armColor(const std::vector<std::string>& arms, const std::stri
         assigned.try_emplace(name, assigned.size());
     }
     return colors[assigned.at(arm) % std::size(colors)];
+}
+
+std::vector<BenchKeyEntry> BenchPlot::keyEntries(const BenchReport& report, const QColor& text)
+{
+    std::vector<BenchKeyEntry> entries;
+    for (const auto& arm : report.arms) {
+        entries.push_back({armName(arm), armColor(report.arms, arm)});
+    }
+    if (report.promptLens.size() > 1) {
+        for (std::size_t i = 0; i < report.promptLens.size(); ++i) {
+            const auto len = report.promptLens[i];
+            entries.push_back(
+                {len > 0 ? QStringLiteral("%1 tokens").arg(len) : QStringLiteral("unknown length"), text,
+                 kPromptLengthStyles[i % 4], false});
+        }
+    }
+    const bool notSignificant =
+        std::any_of(report.comparisons.begin(), report.comparisons.end(), [](const BenchComparison& c) {
+            return c.metric == benchmetric::kDecodeTokS && c.welch.valid && !c.welch.significant();
+        });
+    if (notSignificant) {
+        entries.push_back({QStringLiteral("not significant (Δ)"), text, Qt::NoPen, true, true});
+    }
+    return entries;
 }
 
 QString BenchPlot::emptyReason(const BenchReport* report, BenchPlotKind kind)

@@ -2,9 +2,10 @@
 
 #include "core/bench/benchreport.h"
 
+#include <QColor>
 #include <QString>
+#include <vector>
 
-class QColor;
 class QCustomPlot;
 class QCPAxisRect;
 class QCPItemText;
@@ -20,6 +21,17 @@ enum class BenchPlotKind {
     PerPosition, ///< per-position acceptance curves, one per (arm, prompt length)
 };
 
+/// @brief One entry of the key the Benchmarks tab shows once for all its plots: an arm's colour, a prompt
+/// length's line style, or the hollow marker of a difference that is not significant.
+struct BenchKeyEntry
+{
+    QString name;
+    QColor color;
+    Qt::PenStyle line = Qt::SolidLine; ///< Qt::NoPen: a marker without a line
+    bool marker = true;                ///< a disc (an arm) or a hollow circle (@c hollow)
+    bool hollow = false;
+};
+
 /// @brief Draws benchmark reports with QCustomPlot. The plots read the report and own no data, so the
 /// GUI can rebuild them on every import and on palette changes (dark mode).
 class BenchPlot
@@ -33,6 +45,10 @@ class BenchPlot
     /// the next colours in alphabetical order.
     static QColor armColor(const std::vector<std::string>& arms, const std::string& arm);
 
+    /// @brief What the colours, line styles and markers of the four plots mean for @p report: every arm,
+    /// the prompt lengths when there are several, and "not significant" when a Δ is; @p text colours the
+    /// entries that have no colour of their own.
+    static std::vector<BenchKeyEntry> keyEntries(const BenchReport& report, const QColor& text);
     /// @brief Why @p kind has nothing to draw for @p report (null: nothing imported), e.g. "No decode speed
     /// in the baseline bf16_draft"; empty when it has data.
     static QString emptyReason(const BenchReport* report, BenchPlotKind kind);

@@ -1,6 +1,7 @@
 #include "views/bench/benchplotwidget.h"
 
 #include "views/bench/benchplotqcp.h"
+#include "views/bench/plotroom.h"
 
 #include <QDir>
 #include <QEvent>
@@ -48,9 +49,9 @@ BenchPlotWidget::BenchPlotWidget(BenchPlotKind kind, QWidget* parent)
     layout->addLayout(header);
     layout->addWidget(m_plot, 1);
 
-    // Small enough that four plots fit a 700-pixel window in a row; the Benchmarks tab gives them more.
-    m_plot->setMinimumHeight(fontMetrics().height() * 8);
+    setMinimumWidth(kMinimumWidth);
     m_plot->installEventFilter(this);
+    keepPlotDataRoom(*m_plot, false);
     // The legend in its own layout row under the axis rect (kept to its minimum height), not inset.
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
     showLegend(true);
@@ -85,13 +86,19 @@ void BenchPlotWidget::redraw()
             plottable->removeFromLegend();
         }
     }
-    showLegend(m_plot->legend->itemCount() > 0);
+    showLegend(m_legendShown && m_plot->legend->itemCount() > 0);
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
     m_plot->legend->setFont(legendFont); // and its items
     wrapLegend();
     BenchPlot::applyPalette(*m_plot);
     m_plot->replot(QCustomPlot::rpQueuedRefresh);
+}
+
+void BenchPlotWidget::setLegendShown(bool shown)
+{
+    m_legendShown = shown;
+    redraw();
 }
 
 void BenchPlotWidget::showLegend(bool show)
@@ -113,21 +120,7 @@ void BenchPlotWidget::showLegend(bool show)
 
 void BenchPlotWidget::wrapLegend()
 {
-    QCPLegend* legend = m_plot->legend;
-    int widest = 1;
-    for (int i = 0; i < legend->itemCount(); ++i) {
-        // Cells of a wrapped grid's last row can be empty.
-        if (const QCPAbstractLegendItem* item = legend->item(i)) {
-            widest = std::max(widest, item->minimumOuterSizeHint().width());
-        }
-    }
-    const int available = m_plot->width() - legend->margins().left() - legend->margins().right();
-    const int columns =
-        std::max(1, (available + legend->columnSpacing()) / (widest + legend->columnSpacing()));
-    if (columns != legend->wrap()) {
-        legend->setWrap(columns);
-        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-    }
+    spark::wrapLegend(*m_plot->legend, m_plot->width());
 }
 
 QString BenchPlotWidget::emptyText() const
@@ -154,7 +147,17 @@ bool BenchPlotWidget::exportTo(const QString& path, QString* error)
     const double aspect = m_plot->width() > 0 ? static_cast<double>(m_plot->height()) / m_plot->width() : 0.6;
     const int height = std::clamp(static_cast<int>(kExportWidth * aspect), kExportWidth / 3, kExportWidth);
     QString problem;
-    if (!BenchPlot::save(*m_plot, path, kExportWidth, height, &problem)) {
+    // A file has no shared key beside it: it carries its own legend.
+    const bool addLegend = !m_legendShown && m_plot->legend->itemCount() > 0;
+    if (addLegend) {
+        showLegend(true);
+    }
+    const bool saved = BenchPlot::save(*m_plot, path, kExportWidth, height, &problem);
+    if (addLegend) {
+        showLegend(false);
+        m_plot->replot(QCustomPlot::rpQueuedRefresh);
+    }
+    if (!saved) {
         if (error) {
             *error = tr("Cannot save the plot to %1: %2").arg(QDir::toNativeSeparators(path), problem);
         }

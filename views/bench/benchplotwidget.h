@@ -13,17 +13,25 @@ namespace spark {
 
 /// @brief One benchmark plot of the Benchmarks tab: a title, a QCustomPlot drawn by BenchPlot from the
 /// report it is given (it keeps the shared report, never a copy of the data) and an Export menu (PNG,
-/// SVG, PDF). The legend sits under the axis rect, never over the data; an empty plot says why. Redraws
-/// itself on QEvent::PaletteChange so dark mode recolours the plot.
+/// SVG, PDF). The legend sits under the axis rect, never over the data, or only in exports when a shared
+/// key stands for it (setLegendShown()); an empty plot says why. Its data area keeps kMinimumPlotDataHeight
+/// pixels (plotroom.h), and the widget kMinimumWidth. Redraws itself on QEvent::PaletteChange so dark mode
+/// recolours the plot.
 class BenchPlotWidget : public QWidget
 {
     Q_OBJECT
 
   public:
+    /// The least width of the widget: four fit a row where each has it.
+    static constexpr int kMinimumWidth = 240;
+
     explicit BenchPlotWidget(BenchPlotKind kind, QWidget* parent = nullptr);
 
     BenchPlotKind kind() const { return m_kind; }
     QCustomPlot* plot() const { return m_plot; }
+    /// @brief Whether the legend is drawn under the plot on screen (default) or left to a shared key;
+    /// exports always carry it.
+    void setLegendShown(bool shown);
     /// @brief Draws @p report (null: clears the plot).
     void setReport(std::shared_ptr<const BenchReport> report);
     /// @brief Plottables with at least one data point (error bars not counted).
@@ -55,6 +63,7 @@ class BenchPlotWidget : public QWidget
     QToolButton* m_export;
     QCustomPlot* m_plot;
     QString m_lastDirectory;
+    bool m_legendShown = true;
 };
 
 } // namespace spark

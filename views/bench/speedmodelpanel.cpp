@@ -3,6 +3,7 @@
 #include "core/bench/speedmodel.h"
 #include "views/bench/benchplot.h"
 #include "views/bench/benchplotqcp.h"
+#include "views/bench/plotroom.h"
 #include "views/bench/speedmodelplot.h"
 #include "views/shared/localizednumber.h"
 
@@ -112,12 +113,14 @@ SpeedModelPanel::SpeedModelPanel(QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     m_plot->setObjectName(QStringLiteral("speedModelPlot"));
-    m_plot->setMinimumHeight(fontMetrics().height() * 8);
-    // The legend beside the axis rect, in its own layout column: it never covers a curve.
+    // The legend under the axis rect, in its own layout row, wrapped to the plot's width: it never covers
+    // a curve, and beside the rect it left the data 50 px of a 330-pixel plot.
     m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-    m_plot->plotLayout()->addElement(0, 1, m_plot->legend);
-    m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->legend->setVisible(true);
+    keepPlotDataRoom(*m_plot, true);
     m_plot->installEventFilter(this);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
@@ -310,6 +313,7 @@ void SpeedModelPanel::redraw()
     QFont legendFont = font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
     m_plot->legend->setFont(legendFont);
+    wrapLegend(*m_plot->legend, m_plot->width());
     m_plot->replot(QCustomPlot::rpQueuedRefresh);
 }
 
@@ -318,6 +322,8 @@ bool SpeedModelPanel::eventFilter(QObject* watched, QEvent* event)
     // As BenchPlotWidget: the plot itself sees the palette change (dark mode) once it has resolved it.
     if (watched == m_plot && event->type() == QEvent::PaletteChange) {
         redraw();
+    } else if (watched == m_plot && event->type() == QEvent::Resize) {
+        wrapLegend(*m_plot->legend, m_plot->width()); // QCustomPlot replots itself after a resize
     }
     return QWidget::eventFilter(watched, event);
 }
