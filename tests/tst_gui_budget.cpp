@@ -364,6 +364,26 @@ class TestGuiBudget : public QObject
     // After a budget plan every quantized module's Rel. error is its planned scheme's, exactly what
     // `analyze --scheme` of that scheme gives (a fused set: its members' sums together), not the analysis
     // bar's W4A16; without a sweep or a matching analysis the cell names the scheme not measured yet.
+    // The frontier draws the presets of the draft's own architecture (and those for any draft) only: a DSpark
+    // recipe on an EAGLE-3 head matches nothing and would be drawn as the empty plan.
+    void presetsOfOtherArchitecturesAreNotDrawn()
+    {
+        MainWindow window(quiet());
+        QVERIFY(openAndWait(window, test::dataPath("trained") / "eagle3"));
+        BudgetPanel* panel = window.budgetPanel();
+        QVERIFY(sweepAndWait(panel));
+        QStringList labels;
+        for (const auto& marker : panel->frontierPlot()->markers()) {
+            labels.append(marker.label);
+        }
+        const QString all = labels.join(QStringLiteral(" | "));
+        QVERIFY2(all.contains(QStringLiteral("eagle3")) && all.contains(QStringLiteral("none")),
+                 qPrintable(all));
+        for (const char* other : {"glm-dspark", "laguna-dflash", "qwen3-dflash"}) {
+            QVERIFY2(!all.contains(QLatin1String(other)), qPrintable(all));
+        }
+    }
+
     void plannedSchemeErrors()
     {
         MainWindow window(quiet());

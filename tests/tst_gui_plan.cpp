@@ -310,6 +310,46 @@ class TestGuiPlan : public QObject
         QVERIFY(m_controller->plan()->hasLint("target-unmatched"));
     }
 
+    // A preset entry for a module this draft lacks is no problem of the user's; a preset written for another
+    // architecture says so in the preset box and in the lint.
+    void presetEntriesAndPresetsOfOtherArchitectures()
+    {
+        // The trained EAGLE-3 head has no embed_tokens, which its preset keeps BF16 where a head has one.
+        QString error;
+        const auto eagle3 = CheckpointLoader::openNow(
+            QString::fromStdString((test::dataPath("trained") / "eagle3").string()), &error);
+        QVERIFY2(eagle3, qPrintable(error));
+        Document document;
+        document.setSnapshot(eagle3);
+        PlanController controller(&document);
+        PlanEntryListModel ignore(&controller, EntryKind::Ignore);
+        bool embedTokens = false;
+        for (int row = 0; row < ignore.rowCount(); ++row) {
+            if (ignore.index(row, PlanEntryListModel::Entry).data().toString() ==
+                QStringLiteral("re:.*embed_tokens$")) {
+                embedTokens = true;
+                QCOMPARE(ignore.index(row, PlanEntryListModel::Matches).data().toInt(), 0);
+                QCOMPARE(ignore.index(row, PlanEntryListModel::Problem).data().toString(),
+                         QStringLiteral("not in this draft"));
+                QVERIFY(ignore.index(row, PlanEntryListModel::Entry).data(Qt::DecorationRole).isNull());
+            }
+        }
+        QVERIFY(embedTokens);
+        QVERIFY(!controller.plan()->hasLint("preset-architecture"));
+
+        PlanTab tab(&controller);
+        QComboBox* presets = tab.findChild<QComboBox*>(QStringLiteral("presetBox"));
+        QVERIFY(presets);
+        controller.setPreset(QStringLiteral("glm-dspark-patched"));
+        controller.recomputeNow();
+        QVERIFY(controller.plan()->hasLint("preset-architecture"));
+        QCOMPARE(presets->itemText(presets->findData(QStringLiteral("glm-dspark-patched"))),
+                 QStringLiteral("glm-dspark-patched — not for this draft"));
+        QCOMPARE(presets->itemText(presets->findData(QStringLiteral("eagle3-int8"))),
+                 QStringLiteral("eagle3-int8"));
+        QCOMPARE(presets->itemText(presets->findData(QStringLiteral("generic"))), QStringLiteral("generic"));
+    }
+
     void invalidRegexBlocksExportAndUndoRestores()
     {
         PlanEntryListModel ignore(m_controller, EntryKind::Ignore);

@@ -18,8 +18,10 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QHash>
 #include <QHeaderView>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTabBar>
 #include <QTableView>
 #include <QTableWidget>
@@ -71,6 +73,42 @@ class TestGuiPlanLayout : public QObject
         QLocale::setDefault(QLocale::c());
         QVERIFY(m_dir.isValid());
         m_draft = writeTinyDemo(m_dir, "glm-dspark", u"glm"_s);
+    }
+
+    // At 1200x700 the Module column has 220 px, and no two names read alike once elided (the trained EAGLE-3
+    // head's input_layernorm and post_attention_layernorm both read "midlaye…yernorm" at 125 px).
+    void moduleNamesReadApartAt1200x700_data()
+    {
+        QTest::addColumn<QString>("draft");
+        QTest::addRow("eagle3") << QString::fromStdString((test::dataPath("trained") / "eagle3").string());
+        QTest::addRow("glm-dspark") << m_draft;
+    }
+
+    void moduleNamesReadApartAt1200x700()
+    {
+        QFETCH(QString, draft);
+        MainWindow window(quiet());
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(openAndWait(window, draft));
+        QVERIFY(window.showTab(u"plan"_s));
+        QApplication::processEvents();
+        QTableView* modules = window.planTab()->modulesView();
+        const int width = modules->columnWidth(PlanModuleModel::Module);
+        QVERIFY2(width >= 220, qPrintable(QString::number(width)));
+        // The text a cell shows: elided as the view elides, in the cell's width less the item's margins.
+        const int textWidth =
+            width - 2 * (modules->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, modules) + 1);
+        QHash<QString, QString> shown;
+        for (int row = 0; row < modules->model()->rowCount(); ++row) {
+            const QString name = modules->model()->index(row, PlanModuleModel::Module).data().toString();
+            const QString elided =
+                modules->fontMetrics().elidedText(name, modules->textElideMode(), textWidth);
+            QVERIFY2(!shown.contains(elided),
+                     qPrintable(u"'%1' and '%2' both read '%3'"_s.arg(shown.value(elided), name, elided)));
+            shown.insert(elided, name);
+        }
     }
 
     void rowsVisibleAt1200x700() { checkLayout(QSize(1200, 700), 12); }

@@ -124,6 +124,7 @@ class TestPlan : public QObject
     void userEntriesLinted();
     void invalidEntryIsError();
     void unknownPresetIsError();
+    void presetOfAnotherArchitectureWarns();
     void shapeGate();
     void schemeBytes();
     void genericDraft();
@@ -497,6 +498,26 @@ void TestPlan::unknownPresetIsError()
     PlanOptions scheme;
     scheme.groupSize = 256;
     QVERIFY(anyContains(planFor("glm-dspark", DemoScale::Tiny, scheme).errors, "group size 256"));
+}
+
+void TestPlan::presetOfAnotherArchitectureWarns()
+{
+    const auto warns = [](const char* arch, const char* preset) {
+        PlanOptions options;
+        options.preset = preset;
+        options.targetLayers = 36;
+        return planFor(arch, DemoScale::Tiny, options).hasLint("preset-architecture");
+    };
+    // The DSpark recipe names markov_head and confidence_head, which an EAGLE-3 head does not have.
+    QVERIFY(warns("llama-eagle3", "glm-dspark-patched"));
+    QVERIFY(warns("glm-dspark", "eagle3-int8"));
+    QVERIFY(!warns("llama-eagle3", "eagle3"));
+    QVERIFY(!warns("llama-eagle3", "eagle3-int8"));
+    QVERIFY(!warns("glm-dspark", "glm-dspark-patched"));
+    // Written for any draft.
+    QVERIFY(!warns("llama-eagle3", "generic"));
+    QVERIFY(!warns("llama-eagle3", "none"));
+    QVERIFY(!warns("llama-eagle3", "auto"));
 }
 
 void TestPlan::shapeGate()

@@ -53,6 +53,9 @@ const std::vector<LintRule> kRules{
      "error)."},
     {"scheme", "vLLM cannot serve the chosen default bits and group size."},
     {"unknown-preset", "The preset name is not known."},
+    {"preset-architecture",
+     "The preset is written for drafts of another architecture: its entries name modules "
+     "this draft may not have."},
     {"invalid-scheme-rule", "A --scheme rule is not ENTRY=SCHEME with a known scheme name."},
     {"scheme-unmatched",
      "A scheme rule you added matches no vLLM module name (names are exact unless they start with re:)."},

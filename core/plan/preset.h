@@ -14,6 +14,8 @@ namespace spark {
 struct Preset
 {
     std::string name;
+    /// The architecture (ArchitectureTraits::id) whose modules its entries name; empty for any draft.
+    std::string architecture;
     std::string description;          ///< one paragraph: what it quantizes, what it keeps and why
     std::vector<std::string> targets; ///< entries that select modules ("Linear", "re:...")
     std::vector<std::string> ignore;  ///< entries that keep modules BF16
@@ -36,6 +38,8 @@ const Preset* findPreset(std::string_view name);
 /// generic for an unknown architecture.
 std::string autoPresetName(const ArchitectureInfo& arch);
 
+/// @brief Whether @p preset is written for drafts of @p arch (or for any draft).
+bool presetSuits(const Preset& preset, const ArchitectureInfo& arch);
 /// @brief "auto, laguna-dflash, ..., none" for usage and error messages.
 std::string presetNames();
 

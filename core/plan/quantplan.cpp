@@ -510,6 +510,18 @@ void PlanBuilder::resolvePreset()
                  "unknown preset '" + options.preset + "' (known: " + presetNames() + ")", "");
         preset = findPreset("none");
     }
+    if (!presetSuits(*preset, plan.architecture)) {
+        std::string writtenFor = preset->architecture;
+        for (const auto& traits : architectureTraits()) {
+            writtenFor = traits.id == preset->architecture ? std::string(traits.displayName) : writtenFor;
+        }
+        lint.add("preset-architecture", LintSeverity::Warning, {},
+                 "preset '" + preset->name + "' is written for " + writtenFor + " drafts, not " +
+                     std::string(plan.architecture.traits().displayName) +
+                     ": its entries name modules this draft may not have (auto picks '" +
+                     autoPresetName(plan.architecture) + "')",
+                 "");
+    }
 }
 
 void PlanBuilder::classifyModules(const std::vector<TensorInfo>& tensors)

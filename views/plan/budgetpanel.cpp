@@ -431,14 +431,16 @@ void BudgetPanel::rebuildAllocator()
     std::vector<FrontierPlot::Marker> markers;
     const auto snapshot = m_controller->document()->snapshot();
     if (m_allocator && snapshot && snapshot->checkpoint) {
-        // Each preset as the user's options would plan it; presets that change which units exist (a patched
-        // vLLM's q/k/v) are not on this sweep and are left out.
+        // Each preset of this architecture as the user's options would plan it; presets that change which
+        // units exist (a patched vLLM's q/k/v) are not on this sweep and are left out.
         const auto infos = snapshot->checkpoint->tensorInfos();
         for (const auto& preset : presets()) {
             auto options = m_sweep->plan;
             options.preset = preset.name;
+            const auto plan = makePlan(snapshot->checkpoint->config(), infos, options);
+            // A preset written for another architecture names modules this draft lacks: no reference.
             const auto point =
-                m_allocator->evaluate(makePlan(snapshot->checkpoint->config(), infos, options));
+                presetSuits(preset, plan.architecture) ? m_allocator->evaluate(plan) : std::nullopt;
             if (!point) {
                 continue;
             }

@@ -43,6 +43,7 @@ class FrontierPlot : public QWidget
 
     QCustomPlot* plot() const { return m_plot; }
     int frontierPointCount() const { return static_cast<int>(m_frontier.size()); }
+    const std::vector<Marker>& markers() const { return m_markers; }
     /// @brief Writes the plot to .png, .svg or .pdf (false with @p error otherwise).
     bool save(const QString& path, QString* error = nullptr);
 

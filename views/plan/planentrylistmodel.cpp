@@ -124,7 +124,10 @@ QVariant PlanEntryListModel::data(const QModelIndex& index, int role) const
     const QString text = isPreset ? m_preset[row] : m_user[row - m_preset.size()];
     const EntryPreview* preview = previewAt(row);
     const bool hasError = preview && !preview->valid;
-    const bool hasWarning = preview && preview->valid && !preview->warnings.empty();
+    // A preset is written for every draft of its architecture: an entry for a module this draft lacks (an
+    // EAGLE-3 head without embed_tokens) is no problem of the user's.
+    const bool absentHere = isPreset && preview && preview->valid && preview->matches.empty();
+    const bool hasWarning = preview && preview->valid && !preview->warnings.empty() && !absentHere;
     switch (role) {
     case UserIndexRole:
         return isPreset ? -1 : row - static_cast<int>(m_preset.size());
@@ -201,6 +204,9 @@ QVariant PlanEntryListModel::data(const QModelIndex& index, int role) const
             if (hasError) {
                 // core's message already names the position inside the pattern.
                 return QString::fromStdString(preview->error);
+            }
+            if (absentHere) {
+                return tr("not in this draft");
             }
             QStringList warnings;
             for (const auto& w : preview->warnings) {

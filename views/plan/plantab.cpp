@@ -17,6 +17,7 @@
 
 #include <QClipboard>
 #include <QComboBox>
+#include <QEvent>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -26,6 +27,7 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -185,8 +187,8 @@ PlanTab::PlanTab(PlanController* controller, QWidget* parent) : QWidget(parent),
     // The names elide in the middle (their full text is the tooltip), so that beside the rules editor the
     // decision, error and both byte columns stay in view at 1200 pixels.
     m_modulesView->setTextElideMode(Qt::ElideMiddle);
-    m_modulesView->setColumnWidth(PlanModuleModel::Module, charWidth * 21);
-    m_modulesView->setColumnWidth(PlanModuleModel::VllmName, charWidth * 21);
+    m_modulesView->setColumnWidth(PlanModuleModel::Module, kMinimumModuleWidth);
+    m_modulesView->viewport()->installEventFilter(this);
     m_modulesView->setColumnWidth(PlanModuleModel::Role, charWidth * 8);
     m_modulesView->setColumnWidth(PlanModuleModel::Decision, charWidth * 23);
     m_modulesView->setColumnWidth(PlanModuleModel::RelError, charWidth * 11);
@@ -394,10 +396,71 @@ void PlanTab::onSnapshotChanged()
     m_quantizedNote->show();
 }
 
+bool PlanTab::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_modulesView->viewport() && event->type() == QEvent::Resize) {
+        fitModuleColumn();
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void PlanTab::fitModuleColumn()
+{
+    // The whole name where the window has room: sibling names elided in the middle read alike
+    // ("midlaye…yernorm" for input_layernorm and post_attention_layernorm). At most what leaves the
+    // decision, its error and both sizes in view; where they leave it, at least kMinimumModuleWidth.
+    const QFontMetrics metrics = m_modulesView->fontMetrics();
+    const auto widestOf = [&](int column) {
+        int widest = 0;
+        for (int row = 0; row < m_modulesProxy->rowCount(); ++row) {
+            widest = std::max(
+                widest, metrics.horizontalAdvance(m_modulesProxy->index(row, column).data().toString()));
+        }
+        return widest;
+    };
+    const int widest = widestOf(PlanModuleModel::Module);
+    const int padding =
+        2 * m_modulesView->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_modulesView) +
+        metrics.averageCharWidth() * 2;
+    int decisionColumns = 0;
+    for (const int column : {PlanModuleModel::Decision, PlanModuleModel::RelError, PlanModuleModel::Bytes,
+                             PlanModuleModel::BytesAfter}) {
+        decisionColumns += m_modulesView->columnWidth(column);
+    }
+    const int room = m_modulesView->viewport()->width() - decisionColumns;
+    m_modulesView->setColumnWidth(PlanModuleModel::Module, std::max(std::min(widest + padding, room),
+                                                                    std::min(kMinimumModuleWidth, room)));
+    // The vLLM names come after the decision, where the view scrolls: whole.
+    m_modulesView->setColumnWidth(PlanModuleModel::VllmName, widestOf(PlanModuleModel::VllmName) + padding);
+}
+
+void PlanTab::markPresetsOfOtherArchitectures(const ArchitectureInfo& arch)
+{
+    // Still offered (a user may want one's entries as a start), but never without a word.
+    const QString draft = QString::fromUtf8(arch.traits().displayName.data(),
+                                            static_cast<qsizetype>(arch.traits().displayName.size()));
+    for (int i = 0; i < m_preset->count(); ++i) {
+        const Preset* preset = findPreset(m_preset->itemData(i).toString().toStdString());
+        if (!preset) {
+            continue;
+        }
+        const bool suits = presetSuits(*preset, arch);
+        const QString name = QString::fromStdString(preset->name);
+        m_preset->setItemText(i, suits ? name : tr("%1 — not for this draft").arg(name));
+        m_preset->setItemData(i,
+                              suits ? QString::fromStdString(preset->description)
+                                    : tr("Written for another architecture: its entries name modules this %1 "
+                                         "draft may not have.\n\n%2")
+                                          .arg(draft, QString::fromStdString(preset->description)),
+                              Qt::ToolTipRole);
+    }
+}
+
 void PlanTab::onPlanChanged()
 {
     const auto plan = m_controller->plan();
     m_modules->resetData(plan);
+    fitModuleColumn();
     m_lint->resetData(plan);
     m_summary->setPlan(plan);
     if (!plan) {
@@ -407,6 +470,7 @@ void PlanTab::onPlanChanged()
         m_targetLayers->hide();
         return;
     }
+    markPresetsOfOtherArchitectures(plan->architecture);
     const Preset* preset = findPreset(plan->preset);
     m_presetDescription->setFullText(preset ? tr("%1: %2").arg(QString::fromStdString(preset->name),
                                                                QString::fromStdString(preset->description))

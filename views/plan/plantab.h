@@ -10,6 +10,8 @@ class QTableView;
 
 namespace spark {
 
+struct ArchitectureInfo;
+
 class ElidingLabel;
 class LintModel;
 class PlanController;
@@ -60,7 +62,18 @@ class PlanTab : public QWidget
     void lintModulesActivated(const QStringList& modules);
     void statusMessage(const QString& message);
 
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
   private:
+    /// The Module column's least width: below it sibling names elide alike.
+    static constexpr int kMinimumModuleWidth = 220;
+
+    /// Widens the Module column to its longest name as far as the decision columns leave room, and the vLLM
+    /// names' column to its longest.
+    void fitModuleColumn();
+    /// Names, in the preset box, the presets written for another architecture than @p arch's.
+    void markPresetsOfOtherArchitectures(const ArchitectureInfo& arch);
     void onPlanChanged();
     void onEditsChanged();
     // The combo's tooltip: what the default rounding does, with the summary of the method chosen.
