@@ -330,6 +330,27 @@ class TestCaptureReaders : public QObject
         QVERIFY2(compressed.find("zstd -d") != std::string::npos, compressed.c_str());
     }
 
+    // Another family's checkpoint given as the quantized draft is named as such, not read as a damaged
+    // export ("q_proj.weight: missing from the draft and the target").
+    void quantizedDraftOfAnotherFamily()
+    {
+        AcceptanceJob job;
+        job.draft = trained("eagle3");
+        job.target = trained("target");
+        job.capture = trained("capture");
+        job.quantized = trained("dspark");
+        job.options.anchorCount = 4;
+        try {
+            runAcceptance(job);
+            QFAIL("a DSpark checkpoint ran as the EAGLE-3 draft's quantized export");
+        } catch (const ForwardInputError& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("not a quantized EAGLE-3 draft like eagle3") != std::string::npos &&
+                         what.find("dspark") != std::string::npos,
+                     what.c_str());
+        }
+    }
+
     // A capture of every stream labelled one layer off: the BF16 draft's first proposals are accepted more
     // often with the ids one lower, and the run says how to pass them; with the right ids it says nothing.
     void layerIdProbeNamesTheShift_data()
@@ -352,8 +373,9 @@ class TestCaptureReaders : public QObject
         QVERIFY(off.layerIdProbe.has_value());
         QCOMPARE(off.layerIdProbe->readings.size(), std::size_t{2});
         QCOMPARE(off.layerIdProbe->readings[1].shift, -1);
-        QVERIFY2(off.layerIdProbe->advice.find("pass --layer-ids 0,1,2,3,4,5,6") != std::string::npos,
+        QVERIFY2(off.layerIdProbe->advice.find("look one too high") != std::string::npos,
                  off.layerIdProbe->advice.c_str());
+        QCOMPARE(off.layerIdProbe->suggestedLayerIds, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
         QVERIFY(off.layerIdProbe->readings[1].accept0 > off.layerIdProbe->readings[0].accept0);
 
         job.captureOptions.layerIds = {0, 1, 2, 3, 4, 5, 6};

@@ -393,7 +393,11 @@ int runAcceptance(const std::vector<std::string>& argv)
         std::cerr << "note: " << run.samplingNote << "\n";
     }
     if (run.layerIdProbe && !run.layerIdProbe->advice.empty()) {
-        std::cerr << "note: " << run.layerIdProbe->advice << "\n";
+        std::cerr << "note: " << run.layerIdProbe->advice << "; pass --layer-ids "
+                  << layerIdArgument(run.layerIdProbe->suggestedLayerIds) << "\n";
+    }
+    if (run.promptUnknown) {
+        std::cerr << "note: " << promptUnknownNote() << "; give the prompt length with --prompt-tokens N\n";
     }
     if (const auto out = args.value("export-rates")) {
         exportRates(*out, args, job, run);
@@ -439,7 +443,9 @@ int runAcceptance(const std::vector<std::string>& argv)
                     {{"shift", r.shift}, {"layer_ids", r.ids}, {"accept_0", r.accept0}});
             }
             probe["advice"] = run.layerIdProbe->advice;
+            probe["suggested_layer_ids"] = run.layerIdProbe->suggestedLayerIds;
         }
+        j["prompt_unknown"] = run.promptUnknown;
         j["numerics"] = forwardNumericsName(job.numerics);
         j["temperature"] = job.options.temperature;
         j["draft_sampling"] = draftSamplingName(job.options.drafting);

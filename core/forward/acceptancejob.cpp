@@ -1,6 +1,7 @@
 #include "core/forward/acceptancejob.h"
 
 #include "core/io/ioerror.h"
+#include "core/plan/architecture.h"
 
 #include <algorithm>
 #include <limits>
@@ -74,6 +75,16 @@ AcceptanceDrafts openAcceptanceDrafts(const AcceptanceJob& job, const HiddenStat
     d.base->setNumerics(job.numerics);
     if (!job.quantized.empty()) {
         const auto quantized = std::make_shared<const Checkpoint>(Checkpoint::open(job.quantized));
+        // Another family's checkpoint would otherwise fail on the first tensor it lacks, as if damaged.
+        const auto ours = detectArchitecture(d.draft->config());
+        const auto theirs = detectArchitecture(quantized->config());
+        if (theirs.kind != ours.kind) {
+            throw ForwardInputError(quantized->folder().string(), "config.json architectures",
+                                    "a " + theirs.displayName + " checkpoint, not a quantized " +
+                                        ours.displayName + " draft like " +
+                                        d.draft->folder().filename().string() +
+                                        ": choose the export of this draft");
+        }
         DraftWeights weights(quantized, d.target);
         weights.decodeQuantizedModules();
         d.quantized.emplace(d.spec, std::move(weights), job.options.threads);
@@ -178,7 +189,30 @@ AcceptanceRun runAcceptance(const AcceptanceJob& job)
         run.lowAcceptance = lowAcceptanceHint(run.summary.positions.front().acceptBase);
     }
     run.layerIdProbe = probeLayerIds(*drafts.base, capture, readOptions, options);
+    run.promptUnknown = capture.info().promptUnknown;
     return run;
+}
+
+std::string promptUnknownNote()
+{
+    return "the capture does not say where its prompts end: the target's tokens are recomputed at every "
+           "position and the prompts' positions count as anchors too, so the rates are not those of "
+           "generated "
+           "text";
+}
+
+CaptureReview reviewCapture(const AcceptanceJob& job, const ProgressFn& progress)
+{
+    const auto readOptions = job.draft.empty() ? job.captureOptions : jobCaptureOptions(job);
+    const auto capture = HiddenStateCapture::open(job.capture, readOptions);
+    CaptureReview review;
+    review.info = capture.info();
+    review.health = checkCaptureHealth(capture, progress);
+    if (!job.draft.empty() && !review.health.hasErrors()) {
+        const auto drafts = openAcceptanceDrafts(job, capture);
+        review.layerIds = probeLayerIds(*drafts.base, capture, readOptions, drafts.options(job.options));
+    }
+    return review;
 }
 
 std::vector<UnitSensitivity> runSensitivity(const AcceptanceJob& job)

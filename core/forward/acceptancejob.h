@@ -63,8 +63,26 @@ struct AcceptanceRun
     /// the layers for it (probeLayerIds()).
     std::optional<LayerIdProbe> layerIdProbe;
     std::optional<NumericsFloor> numericsFloor; ///< when the job asked for it
-    std::string samplingNote; ///< samplingContextNote() of the capture at the job's temperature
+    std::string samplingNote;   ///< samplingContextNote() of the capture at the job's temperature
+    bool promptUnknown = false; ///< CaptureInfo::promptUnknown: say promptUnknownNote() with its remedy
 };
+
+/// @brief What a capture that does not say where its prompts end does to the figures (each front end adds
+/// how to give the prompt length).
+std::string promptUnknownNote();
+
+/// @brief What checking a capture before a run finds: its health and, with the job's draft, the layer-id
+/// probe the run makes, so that the check and the run never disagree.
+struct CaptureReview
+{
+    CaptureInfo info;
+    CaptureHealth health;
+    std::optional<LayerIdProbe> layerIds;
+};
+
+/// @brief Reads @p job's capture (as the run reads it when the job names a draft) and reviews it;
+/// @p progress counts the health check's samples.
+CaptureReview reviewCapture(const AcceptanceJob& job, const ProgressFn& progress = {});
 
 /// @brief The drafts of a job, ready to run: the BF16 forward and, when asked, the quantized one.
 struct AcceptanceDrafts

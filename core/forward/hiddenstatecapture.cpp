@@ -116,6 +116,7 @@ HiddenStateCapture HiddenStateCapture::open(const fs::path& path, const CaptureR
                 "recomputed at every position");
         }
         layout.info.greedy = false;
+        layout.info.promptUnknown = true;
     }
     HiddenStateCapture capture;
     capture.m_info = std::move(layout.info);

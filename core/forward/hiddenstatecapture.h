@@ -33,6 +33,9 @@ struct CaptureInfo
     /// The temperature the target sampled the continuation at, when the capture records it (greedy: 0).
     std::optional<double> temperature;
     bool lastLayerIncluded = false;
+    /// The capture does not say where its prompts end (vLLM's connector files without a prompt length): the
+    /// target's tokens are recomputed at every position, and the prompt's positions count as anchors too.
+    bool promptUnknown = false;
     std::string targetModel, targetQuantization, capture;
     std::int64_t samples = 0;
     std::int64_t tokens = 0;

@@ -38,7 +38,9 @@ double mean(const std::vector<double>& v)
     return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-std::string idArgument(const std::vector<int>& ids)
+} // namespace
+
+std::string layerIdArgument(const std::vector<int>& ids)
 {
     std::string out;
     for (const int id : ids) {
@@ -46,8 +48,6 @@ std::string idArgument(const std::vector<int>& ids)
     }
     return out;
 }
-
-} // namespace
 
 std::optional<LayerIdProbe> probeLayerIds(const DraftForward& draft, const HiddenStateCapture& capture,
                                           const CaptureReadOptions& readOptions,
@@ -90,8 +90,8 @@ std::optional<LayerIdProbe> probeLayerIds(const DraftForward& draft, const Hidde
                            formatFixed(mean(accepted), 3) + " of its first proposals with ids " +
                            layerIdList(reread.layerIds) + " against " + formatFixed(mean(given), 3) +
                            " with " + layerIdList(recorded) + " (" + std::to_string(probe.anchors) +
-                           " anchors); pass --layer-ids " + idArgument(reread.layerIds) +
-                           " (Layer ids in the app)";
+                           " anchors)";
+            probe.suggestedLayerIds = reread.layerIds;
         }
     }
     return probe;

@@ -23,10 +23,14 @@ struct LayerIdProbe
 {
     std::vector<LayerIdReading> readings; ///< as read first, then each shift tried
     std::int64_t anchors = 0;
-    /// When a shift is clearly better (its paired gain's 95 % interval above 0): what it is and how to
-    /// pass the ids; empty otherwise.
+    /// When a shift is clearly better (its paired gain's 95 % interval above 0): what it is; empty
+    /// otherwise. Each front end says how to give suggestedLayerIds.
     std::string advice;
+    std::vector<int> suggestedLayerIds;
 };
+
+/// @brief @p ids as a --layer-ids argument, "2,3,4".
+std::string layerIdArgument(const std::vector<int>& ids);
 
 /// @brief Runs the BF16 @p draft at k = 1 on @p anchorCount anchors of @p capture with the capture's ids as
 /// read and shifted by ±1, when the capture holds the layers a shift needs (more layers than the draft

@@ -56,11 +56,11 @@ const std::vector<LintRule> kRules{
     {"preset-architecture",
      "The preset is written for drafts of another architecture: its entries name modules "
      "this draft may not have."},
-    {"invalid-scheme-rule", "A --scheme rule is not ENTRY=SCHEME with a known scheme name."},
+    {"invalid-scheme-rule", "A scheme rule is not ENTRY=SCHEME with a known scheme name."},
     {"scheme-unmatched",
      "A scheme rule you added matches no vLLM module name (names are exact unless they start with re:)."},
     {"invalid-rounding", "The default --rounding is not a known rounding method (rtn, mse, range, codes)."},
-    {"invalid-rounding-rule", "A --rounding rule is not ENTRY=METHOD with a known rounding method."},
+    {"invalid-rounding-rule", "A rounding rule is not ENTRY=METHOD with a known rounding method."},
     {"rounding-unmatched", "A rounding rule you added matches no vLLM module name (names are exact "
                            "unless they start with re:)."},
     {"rounding-not-applicable", "A rounding method the module's scheme has no use for (codes searches the "

@@ -117,8 +117,8 @@ std::vector<SchemeRule> compileSchemeRules(const std::vector<std::string>& prese
                 equals == std::string::npos ? nullptr : findWeightScheme(text.substr(equals + 1));
             if (!scheme || equals == 0) {
                 lint.add("invalid-scheme-rule", LintSeverity::Error, {text},
-                         "scheme rule '" + text + "' (" + source +
-                             ") is not ENTRY=SCHEME with SCHEME one of " + weightSchemeNames(),
+                         "scheme rule '" + text + "'" + (user ? std::string() : " (" + source + ")") +
+                             " is not ENTRY=SCHEME with SCHEME one of " + weightSchemeNames(),
                          "schemes-spec §1");
                 continue;
             }
@@ -169,7 +169,7 @@ std::vector<RoundingRule> compileRoundingRules(const std::vector<std::string>& t
                                  : findRoundingMethod(std::string_view(text).substr(equals + 1));
         if (!method || equals == 0) {
             lint.add("invalid-rounding-rule", LintSeverity::Error, {text},
-                     "rounding rule '" + text + "' (--rounding) is not ENTRY=METHOD with METHOD one of " +
+                     "rounding rule '" + text + "' is not ENTRY=METHOD with METHOD one of " +
                          roundingMethodNames(),
                      "");
             continue;

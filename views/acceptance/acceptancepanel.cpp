@@ -17,6 +17,7 @@
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -112,6 +113,21 @@ void setupTable(QTableView* table, int rowHeight)
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->horizontalHeader()->setStretchLastSection(true);
     table->setWordWrap(false);
+}
+
+/// The probe's finding, with the control that applies its suggestion.
+QString layerIdAdvice(const LayerIdProbe& probe)
+{
+    return QCoreApplication::translate("AcceptancePanel", "Note: %1: set Layer ids to %2.")
+        .arg(QString::fromStdString(probe.advice),
+             QString::fromStdString(layerIdArgument(probe.suggestedLayerIds)));
+}
+
+QString promptUnknownAdvice()
+{
+    return QCoreApplication::translate("AcceptancePanel",
+                                       "Note: %1: give the prompt length in Prompt tokens.")
+        .arg(QString::fromStdString(promptUnknownNote()));
 }
 
 } // namespace
@@ -591,13 +607,16 @@ void AcceptancePanel::onFinished(const AcceptanceJobResult& result)
                      .arg(QString::fromStdString(w.field), QString::fromStdString(w.message));
     }
     if (run.layerIdProbe && !run.layerIdProbe->advice.empty()) {
-        notes << tr("Note: %1.").arg(QString::fromStdString(run.layerIdProbe->advice));
+        notes << layerIdAdvice(*run.layerIdProbe);
     }
     if (!run.lowAcceptance.empty()) {
         notes << tr("Note: %1.").arg(QString::fromStdString(run.lowAcceptance));
     }
     if (!run.samplingNote.empty()) {
         notes << tr("Note: %1.").arg(QString::fromStdString(run.samplingNote));
+    }
+    if (run.promptUnknown) {
+        notes << promptUnknownAdvice();
     }
     setStatus(notes.isEmpty() ? tr("Done.") : notes.join(QLatin1Char('\n')), false);
 }
@@ -654,32 +673,37 @@ std::optional<CaptureReadOptions> AcceptancePanel::captureReadOptions(QString* w
     return options;
 }
 
-std::function<HiddenStateCapture()> AcceptancePanel::captureOpener(QString* why) const
+std::optional<AcceptanceJob> AcceptancePanel::captureJob(QString* why) const
 {
     const QString path = m_capture->text().trimmed();
     if (path.isEmpty()) {
         *why = tr("Give a capture file or folder first.");
-        return {};
+        return std::nullopt;
     }
     const auto options = captureReadOptions(why);
     if (!options) {
-        return {};
+        return std::nullopt;
     }
     const auto snapshot = m_controller->document()->snapshot();
-    std::filesystem::path draft =
-        snapshot && snapshot->checkpoint ? toPath(snapshot->folder) : std::filesystem::path();
-    const QString target = m_target->text().trimmed();
-    return [path = toPath(path), options = *options, draft,
-            target = target.isEmpty() ? std::filesystem::path() : toPath(target)] {
-        if (draft.empty()) {
-            return HiddenStateCapture::open(path, options);
-        }
-        AcceptanceJob job;
-        job.draft = draft;
-        job.target = target;
-        job.capture = path;
-        job.captureOptions = options;
-        return openJobCapture(job);
+    AcceptanceJob job;
+    job.draft = snapshot && snapshot->checkpoint ? toPath(snapshot->folder) : std::filesystem::path();
+    job.capture = toPath(path);
+    job.captureOptions = *options;
+    if (const QString target = m_target->text().trimmed(); !target.isEmpty()) {
+        job.target = toPath(target);
+    }
+    return job;
+}
+
+std::function<HiddenStateCapture()> AcceptancePanel::captureOpener(QString* why) const
+{
+    const auto job = captureJob(why);
+    if (!job) {
+        return {};
+    }
+    return [job = *job] {
+        return job.draft.empty() ? HiddenStateCapture::open(job.capture, job.captureOptions)
+                                 : openJobCapture(job);
     };
 }
 
@@ -713,19 +737,19 @@ void AcceptancePanel::convertCapture()
 void AcceptancePanel::checkCapture()
 {
     QString why;
-    const auto open = captureOpener(&why);
-    if (!open) {
+    const auto job = captureJob(&why);
+    if (!job) {
         setStatus(why, true);
         return;
     }
     const QString path = m_capture->text().trimmed();
     m_progress->start();
     m_checkCapture->setEnabled(false);
-    m_captureCheck.start([open](const ProgressFn& progress) {
-        const auto capture = open();
+    // The review a run makes too (health, and with the open draft the layer-id probe): the check never
+    // calls a capture clean that the run then warns about.
+    m_captureCheck.start([job = *job](const ProgressFn& progress) {
         CaptureCheck result;
-        result.info = capture.info();
-        result.health = checkCaptureHealth(capture, progress);
+        result.review = reviewCapture(job, progress);
         return result;
     });
     jobsChanged();
@@ -736,13 +760,14 @@ void AcceptancePanel::onCaptureChecked(const CaptureCheck& result)
 {
     m_checkCapture->setEnabled(true);
     jobsChanged();
-    if (!result.error.isEmpty() || !result.info) {
+    if (!result.error.isEmpty() || !result.review) {
         m_progress->clear();
         setStatus(result.error.isEmpty() ? tr("Cancelled.") : result.error, !result.error.isEmpty());
         return;
     }
     m_progress->finish();
-    const auto& info = *result.info;
+    const auto& info = result.review->info;
+    const auto& health = result.review->health;
     QString ids;
     for (const int id : info.layerIds) {
         ids += (ids.isEmpty() ? QString() : QStringLiteral(", ")) + QString::number(id);
@@ -753,23 +778,29 @@ void AcceptancePanel::onCaptureChecked(const CaptureCheck& result)
                           .arg(info.tokens)
                           .arg(ids)
                           .arg(info.hiddenSize)};
-    if (result.health.findings.empty()) {
+    if (health.findings.empty()) {
         lines << tr("Every row of every layer is finite, and none is zero or constant.");
     }
     // The first findings in full; a capture broken everywhere would otherwise fill the tab.
     constexpr std::size_t kShown = 6;
-    for (std::size_t i = 0; i < std::min(kShown, result.health.findings.size()); ++i) {
-        const auto& f = result.health.findings[i];
+    for (std::size_t i = 0; i < std::min(kShown, health.findings.size()); ++i) {
+        const auto& f = health.findings[i];
         lines << tr("%1: sample %2, %3: %4")
                      .arg(QString::fromLatin1(severityName(f.severity)))
                      .arg(f.sample)
                      .arg(QString::fromStdString(f.field), QString::fromStdString(f.message));
     }
-    if (result.health.findings.size() > kShown) {
+    if (health.findings.size() > kShown) {
         lines << tr("… and %n more (sparkulator-cli capture check lists them all).", nullptr,
-                    static_cast<int>(result.health.findings.size() - kShown));
+                    static_cast<int>(health.findings.size() - kShown));
     }
-    setStatus(lines.join(QLatin1Char('\n')), result.health.hasErrors());
+    if (const auto& probe = result.review->layerIds; probe && !probe->advice.empty()) {
+        lines << layerIdAdvice(*probe);
+    }
+    if (info.promptUnknown) {
+        lines << promptUnknownAdvice();
+    }
+    setStatus(lines.join(QLatin1Char('\n')), health.hasErrors());
 }
 
 bool AcceptancePanel::exportRates(const QString& path)

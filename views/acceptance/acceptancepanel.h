@@ -175,6 +175,9 @@ class AcceptancePanel : public QWidget
     /// The Layer ids and Prompt tokens fields, or nullopt with @p why.
     std::optional<CaptureReadOptions> captureReadOptions(QString* why) const;
     /// The capture of the Capture field as the open draft reads it (openCaptureFor()); throws like it.
+    /// The capture and how to read it, with the open draft and target when there are (no plan, no run
+    /// options): what Check Capture and Convert Capture need.
+    std::optional<AcceptanceJob> captureJob(QString* why) const;
     std::function<HiddenStateCapture()> captureOpener(QString* why) const;
     void convertCapture();
     struct CaptureConversion
@@ -186,8 +189,7 @@ class AcceptancePanel : public QWidget
     /// What a capture check ends with: what the capture holds and its findings, or why it could not be read.
     struct CaptureCheck
     {
-        std::optional<CaptureInfo> info;
-        CaptureHealth health;
+        std::optional<CaptureReview> review;
         QString error;
     };
     BackgroundJob<CaptureCheck> m_captureCheck;

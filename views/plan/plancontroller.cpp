@@ -32,6 +32,12 @@ std::vector<std::string> toStd(const QStringList& list)
     return out;
 }
 
+QStringList nonEmpty(QStringList list)
+{
+    list.removeIf([](const QString& s) { return s.trimmed().isEmpty(); });
+    return list;
+}
+
 QString kindLabel(PlanList list)
 {
     switch (list.id) {
@@ -325,9 +331,11 @@ PlanOptions PlanController::optionsFor(const PlanEdits& edits) const
     options.preset = edits.preset.toStdString();
     options.targets = toStd(edits.targets);
     options.ignore = toStd(edits.ignore);
-    options.schemes = toStd(edits.schemes);
+    // A row just added and not yet typed in is no rule yet (it read as an invalid one the moment Add was
+    // pressed).
+    options.schemes = toStd(nonEmpty(edits.schemes));
     options.rounding = edits.rounding.toStdString();
-    options.roundings = toStd(edits.roundings);
+    options.roundings = toStd(nonEmpty(edits.roundings));
     options.targetLayers = edits.targetLayers;
     options.budget = edits.budget;
     if (const auto* scheme = findWeightScheme(edits.defaultScheme.toStdString());
