@@ -83,6 +83,24 @@ class TestGuiPlan : public QObject
         delete m_document;
     }
 
+    // Add puts an empty row to type in: no rule yet, so no error the moment it appears; a rule typed wrong
+    // is named without a CLI flag.
+    void emptyRuleRowIsNoRuleYet()
+    {
+        m_controller->addEntry(EntryKind::Scheme, QString());
+        m_controller->addEntry(PlanList::Roundings, QString());
+        m_controller->recomputeNow();
+        QVERIFY(m_controller->plan()->errors.empty());
+        QVERIFY(!m_controller->plan()->hasLint("invalid-scheme-rule"));
+        QVERIFY(!m_controller->plan()->hasLint("invalid-rounding-rule"));
+        m_controller->addEntry(EntryKind::Scheme, QStringLiteral("fc=W5"));
+        m_controller->recomputeNow();
+        QVERIFY(m_controller->plan()->hasLint("invalid-scheme-rule"));
+        for (const auto& e : m_controller->plan()->errors) {
+            QVERIFY2(e.find("--") == std::string::npos, e.c_str());
+        }
+    }
+
     void schemeRulesEditPreviewAndUndo()
     {
         // A scheme rule typed in the Plan tab: live match count, the modules follow, one undo step back.
