@@ -13,6 +13,8 @@
 #include "views/plan/plantab.h"
 #include "views/plan/summarybar.h"
 #include "views/shared/formatting.h"
+#include "views/tensors/tensorcolumns.h"
+#include "views/tensors/tensortablemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -530,6 +532,32 @@ class TestGuiPlan : public QObject
         QCOMPARE(module(name)->decision, PlanDecision::Keep);
         QVERIFY(modules.flags(modules.index(modules.rowOf(name), PlanModuleModel::Decision)) &
                 Qt::ItemIsEnabled);
+    }
+
+    // The Tensors tab greys the same checkboxes: it read the preset-kept q/k/v as toggleable.
+    void presetKeptCheckboxesAreDisabledInTheTensorsTab()
+    {
+        const QStringList kPresetKept{QStringLiteral("self_attn.q_proj"), QStringLiteral("self_attn.k_proj"),
+                                      QStringLiteral("self_attn.v_proj"), QStringLiteral("markov_head."),
+                                      QStringLiteral("confidence_head.")};
+        TensorTableModel tensors;
+        tensors.resetData(m_document->snapshot(), m_document->analysis());
+        int kept = 0;
+        int free = 0;
+        for (int row = 0; row < tensors.rowCount(); ++row) {
+            const QModelIndex cell = tensors.index(row, TensorColumns::Decision);
+            if (!(tensors.flags(cell) & Qt::ItemIsUserCheckable)) {
+                continue;
+            }
+            const QString tensor = cell.data(TensorColumns::TensorNameRole).toString();
+            // What the glm-dspark recipe keeps BF16 (its description): q/k/v, the Markov and confidence
+            // heads.
+            const bool presetKept = std::any_of(kPresetKept.begin(), kPresetKept.end(),
+                                                [&](const QString& part) { return tensor.contains(part); });
+            QVERIFY2(bool(tensors.flags(cell) & Qt::ItemIsEnabled) == !presetKept, qPrintable(tensor));
+            (presetKept ? kept : free) += 1;
+        }
+        QVERIFY(kept > 0 && free > 0);
     }
 
     void moduleCheckboxAsksForToggle()

@@ -31,6 +31,9 @@ int Document::setAnalysis(const std::vector<TensorAnalysisUpdate>& updates)
         if (update.rounding) {
             entry.rounding = *update.rounding;
         }
+        if (update.presetKeptBy) {
+            entry.presetKeptBy = *update.presetKeptBy;
+        }
         if (update.relError) {
             entry.relError = update.relError;
         }

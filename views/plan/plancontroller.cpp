@@ -4,6 +4,7 @@
 #include "core/plan/matchentry.h"
 #include "core/plan/nameregex.h"
 #include "core/plan/preset.h"
+#include "core/plan/presetkept.h"
 #include "core/quant/roundingmethod.h"
 #include "views/document/document.h"
 #include "views/plan/planeditcommand.h"
@@ -371,7 +372,9 @@ void PlanController::publishDecisions()
         return;
     }
     std::vector<TensorAnalysisUpdate> updates;
+    const auto presetKept = presetKeptModules(*m_plan);
     for (const auto& module : m_plan->modules) {
+        const auto kept = presetKept.find(module.name);
         const bool quantized = module.decision == PlanDecision::Quantize;
         const QString decision = quantized ? schemeText(*module.scheme) : tr("keep");
         const QString rounding = quantized && module.rounding && module.rounding != &rtnRounding()
@@ -382,6 +385,7 @@ void PlanController::publishDecisions()
             update.tensor = QString::fromStdString(tensor);
             update.decision = decision;
             update.rounding = rounding;
+            update.presetKeptBy = kept == presetKept.end() ? QString() : QString::fromStdString(kept->second);
             updates.push_back(std::move(update));
         }
     }

@@ -1,5 +1,6 @@
 #include "views/plan/planmodulemodel.h"
 
+#include "core/plan/presetkept.h"
 #include "core/plan/quantplan.h"
 #include "core/plan/sensitivitysweep.h"
 #include "views/shared/formatting.h"
@@ -46,21 +47,7 @@ void PlanModuleModel::resetData(std::shared_ptr<const QuantPlan> plan)
 
 void PlanModuleModel::findPresetKept()
 {
-    m_presetKept.clear();
-    if (!m_plan) {
-        return;
-    }
-    for (const auto& entry : m_plan->entries) {
-        if (entry.kind != EntryKind::Ignore || !entry.source.starts_with("preset")) {
-            continue;
-        }
-        for (const auto& match : entry.matches) {
-            const auto* module = m_plan->findModule(match.module);
-            if (module && module->decision != PlanDecision::Quantize) {
-                m_presetKept.emplace(match.module, entry.entry);
-            }
-        }
-    }
+    m_presetKept = m_plan ? presetKeptModules(*m_plan) : std::map<std::string, std::string>{};
 }
 
 void PlanModuleModel::setAnalysis(std::shared_ptr<const DocumentSnapshot> snapshot,

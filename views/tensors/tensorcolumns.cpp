@@ -210,10 +210,14 @@ QVariant TensorColumns::decisionCheckState(const TensorRow& row, const TensorRow
     return analysis->decision == QStringLiteral("keep") ? Qt::Unchecked : Qt::Checked;
 }
 
-Qt::ItemFlags TensorColumns::decisionFlags(Qt::ItemFlags base, const QModelIndex& index)
+Qt::ItemFlags TensorColumns::decisionFlags(Qt::ItemFlags base, const QModelIndex& index,
+                                           const TensorRowResult* analysis)
 {
     if (index.isValid() && index.column() == Decision && index.data(Qt::CheckStateRole).isValid()) {
         base |= Qt::ItemIsUserCheckable | Qt::ItemIsEditable; // checkbox: keep/quantize; editor: the scheme
+        if (analysis && !analysis->presetKeptBy.isEmpty()) {
+            base &= ~Qt::ItemIsEnabled; // greyed as in the Plan tab: the preset keeps it
+        }
     }
     return base;
 }

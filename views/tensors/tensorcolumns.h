@@ -51,8 +51,10 @@ class TensorColumns
     /// @brief The decision checkbox of a Linear weight the plan has decided on (checked: quantized);
     /// an invalid QVariant for everything else. Toggling it asks the plan to flip the module.
     static QVariant decisionCheckState(const TensorRow& row, const TensorRowResult* analysis);
-    /// @brief @p base plus ItemIsUserCheckable when @p index is a decision cell with a checkbox.
-    static Qt::ItemFlags decisionFlags(Qt::ItemFlags base, const QModelIndex& index);
+    /// @brief @p base plus ItemIsUserCheckable when @p index is a decision cell with a checkbox, disabled
+    /// when the preset keeps the module (@p analysis: the cell's row).
+    static Qt::ItemFlags decisionFlags(Qt::ItemFlags base, const QModelIndex& index,
+                                       const TensorRowResult* analysis);
     /// @brief True when setData(@p value, @p role) on @p index is a user toggle of a decision checkbox.
     static bool isDecisionToggle(const QModelIndex& index, const QVariant& value, int role);
     /// @brief True when setData(@p index, @p value, @p role) picks another scheme in the Decision column

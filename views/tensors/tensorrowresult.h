@@ -26,6 +26,8 @@ struct TensorRowResult
     /// The planned scheme when neither the analysis nor the sweep measured it (the cell says so).
     QString unmeasuredScheme = {};
     QString rounding = {}; ///< the planned rounding method of a quantized module ("mse"); empty: rtn
+    /// The preset's ignore entry that keeps the module BF16 (its decision is not the user's to toggle).
+    QString presetKeptBy = {};
     /// The scheme and rounding the analysis measured relError under (null: unknown, the analysis' own).
     const WeightScheme* measuredScheme = nullptr;
     const RoundingMethod* measuredRounding = nullptr;
@@ -45,8 +47,9 @@ struct TensorAnalysisUpdate
     std::optional<double> maxError;
     std::optional<double> sqNorm = std::nullopt; // initialized: older brace lists stop at maxError
     std::optional<double> sqErr = std::nullopt;
-    std::optional<QString> rounding = std::nullopt; ///< with decision: the module's rounding ("" = rtn)
-    const WeightScheme* measuredScheme = nullptr;   ///< with the errors: what they were measured under
+    std::optional<QString> rounding = std::nullopt;     ///< with decision: the module's rounding ("" = rtn)
+    std::optional<QString> presetKeptBy = std::nullopt; ///< with decision: the preset entry keeping it
+    const WeightScheme* measuredScheme = nullptr;       ///< with the errors: what they were measured under
     const RoundingMethod* measuredRounding = nullptr;
 };
 

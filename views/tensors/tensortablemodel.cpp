@@ -134,7 +134,7 @@ Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
     if (index.isValid()) {
         flags |= Qt::ItemNeverHasChildren; // a flat list: views need not ask
     }
-    return TensorColumns::decisionFlags(flags, index);
+    return TensorColumns::decisionFlags(flags, index, index.isValid() ? analysisOf(index.row()) : nullptr);
 }
 
 bool TensorTableModel::setData(const QModelIndex& index, const QVariant& value, int role)

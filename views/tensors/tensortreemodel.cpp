@@ -250,7 +250,10 @@ QVariant TensorTreeModel::data(const QModelIndex& index, int role) const
 
 Qt::ItemFlags TensorTreeModel::flags(const QModelIndex& index) const
 {
-    return TensorColumns::decisionFlags(TensorItemModel::flags(index), index);
+    // A module row holds its weight's row (the decision is per module).
+    const Node* node = nodeOf(index);
+    return TensorColumns::decisionFlags(TensorItemModel::flags(index), index,
+                                        node && node->tensorRow >= 0 ? analysisOf(node->tensorRow) : nullptr);
 }
 
 bool TensorTreeModel::setData(const QModelIndex& index, const QVariant& value, int role)
