@@ -64,6 +64,17 @@ void TestGuiCompare::comparesAnExport()
     const int quantized = static_cast<int>(view.report()->quantizedModules());
     QVERIFY(quantized > 0);
     QCOMPARE(view.plot()->barCount(), quantized);
+    {
+        // Another draft opened: no result of these two stays under its path.
+        CompareView other;
+        QSignalSpy done(&other, &CompareView::finished);
+        other.setPaths(view.sourcePath(), view.outputPath());
+        other.startCompare();
+        QVERIFY(done.wait(60000) && other.report());
+        other.suggestPath(QStringLiteral("/drafts/another"), false);
+        QVERIFY(!other.report());
+        QCOMPARE(other.model()->rowCount(), 0);
+    }
     int yes = 0;
     for (int r = 0; r < view.model()->rowCount(); ++r) {
         yes += view.model()->index(r, CompareModel::BitExact).data().toString() == QStringLiteral("yes");
@@ -149,10 +160,12 @@ void TestGuiCompare::openDraftIsSuggested()
     view.suggestPath(QStringLiteral("/drafts/w4a16"), true);
     QCOMPARE(view.sourcePath(), QStringLiteral("/drafts/bf16"));
     QCOMPARE(view.outputPath(), QStringLiteral("/drafts/w4a16"));
-    // A path already there, typed or suggested, stays.
+    // Opening one of them again changes nothing.
+    view.suggestPath(QStringLiteral("/drafts/bf16/"), false);
+    QCOMPARE(view.outputPath(), QStringLiteral("/drafts/w4a16"));
+    // Another BF16 draft is the new source; the output stays for the user to replace.
     view.suggestPath(QStringLiteral("/drafts/other"), false);
-    view.suggestPath(QStringLiteral("/drafts/other-w4"), true);
-    QCOMPARE(view.sourcePath(), QStringLiteral("/drafts/bf16"));
+    QCOMPARE(view.sourcePath(), QStringLiteral("/drafts/other"));
     QCOMPARE(view.outputPath(), QStringLiteral("/drafts/w4a16"));
 }
 

@@ -6,6 +6,7 @@
 #include "core/plan/quantplan.h"
 #include "guitesthelpers.h"
 #include "testsupport.h"
+#include "views/compare/compareview.h"
 #include "views/export/exportdialog.h"
 #include "views/window/mainwindow.h"
 
@@ -92,6 +93,15 @@ class TestGuiExport : public QObject
         QCOMPARE(
             ExportDialog::defaultOutput(m_dir.filePath(QStringLiteral("taken")), QStringLiteral("w8a16")),
             QDir::toNativeSeparators(m_dir.filePath(QStringLiteral("taken-w8a16"))));
+        // Not among a Hugging Face cache's snapshots: in home, named after the model, not its commit hash.
+        const QByteArray home = qgetenv("HOME");
+        qputenv("HOME", m_dir.path().toUtf8());
+        const QString snapshot =
+            m_dir.filePath(QStringLiteral("hub/models--org--Eagle3-Head/snapshots/0a1b2c"));
+        QDir().mkpath(snapshot);
+        const QString output = ExportDialog::defaultOutput(snapshot);
+        qputenv("HOME", home);
+        QCOMPARE(output, QDir::toNativeSeparators(m_dir.filePath(QStringLiteral("Eagle3-Head-w4a16"))));
     }
 
     void exportVerifiesAndWritesCard()
@@ -251,6 +261,15 @@ class TestGuiExport : public QObject
         QVERIFY(dialog->isVisible());
         QCOMPARE(dialog->outputPath(), m_source + QStringLiteral("-w4a16"));
         QVERIFY(dialog->exportButton()->isEnabled());
+        // The export just made is the Compare tab's pair, ready to run.
+        const QString output = m_dir.filePath(QStringLiteral("from-window"));
+        dialog->setOutputPath(output);
+        QSignalSpy finished(dialog, &ExportDialog::exportFinished);
+        QVERIFY(dialog->startExport());
+        QVERIFY(finished.wait(60000));
+        QVERIFY(dialog->lastOutcome()->status == ExportOutcome::Status::Succeeded);
+        QCOMPARE(QDir::cleanPath(window.compareView()->sourcePath()), QDir::cleanPath(m_source));
+        QCOMPARE(QDir::cleanPath(window.compareView()->outputPath()), QDir::cleanPath(output));
         dialog->close();
     }
 

@@ -2,6 +2,7 @@
 // `--screenshot --theme`, and in the light and the dark theme a readable placeholder, preset plan entries
 // and unchecked check boxes, measured on rendered pixels (WCAG contrast ratio against the background).
 #include "guitesthelpers.h"
+#include "views/plan/plancontroller.h"
 #include "views/plan/planentryeditor.h"
 #include "views/plan/planentrylistmodel.h"
 #include "views/plan/plantab.h"
@@ -180,7 +181,12 @@ class TestGuiTheme : public QObject
             QVERIFY2(ratio >= 3.0, qPrintable(u"unchecked check box: "_s + describe(ratio, background)));
         }
 
-        // An unchecked decision in the table (a module kept BF16): its check box against the cell.
+        // An unchecked decision in the table (a module the user keeps BF16): its check box against the cell.
+        // (What the preset keeps is greyed, as disabled controls are, and not the user's to toggle.)
+        QString message;
+        QVERIFY2(window.planController()->toggleModule(u"layers.0.mlp.down_proj"_s, &message),
+                 qPrintable(message));
+        window.planController()->recomputeNow();
         QVERIFY(tensors->selectTensor(u"layers.0.mlp.down_proj.weight"_s));
         QTreeView* view = tensors->treeView();
         QModelIndex kept;
@@ -188,7 +194,7 @@ class TestGuiTheme : public QObject
         for (int row = 0; row < view->model()->rowCount(layer0) && !kept.isValid(); ++row) {
             const QModelIndex cell = view->model()->index(row, TensorColumns::Decision, layer0);
             if (cell.data(Qt::CheckStateRole).toInt() == Qt::Unchecked &&
-                cell.data(Qt::CheckStateRole).isValid()) {
+                cell.data(Qt::CheckStateRole).isValid() && (cell.flags() & Qt::ItemIsEnabled)) {
                 kept = cell;
             }
         }

@@ -5,6 +5,7 @@
 #include "views/compare/compareplot.h"
 #include "views/shared/checkpointpaths.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -127,10 +128,24 @@ void CompareView::setPaths(const QString& source, const QString& output)
 
 void CompareView::suggestPath(const QString& path, bool quantized)
 {
-    QLineEdit* field = quantized ? m_output : m_source;
-    if (field->text().trimmed().isEmpty()) {
-        field->setText(path);
+    const auto same = [&](QLineEdit* field) {
+        return QDir::cleanPath(field->text().trimmed()) == QDir::cleanPath(path);
+    };
+    if (same(m_source) || same(m_output)) {
+        return;
     }
+    // Another draft takes the field of its kind (a quantized one is likely an export of the source there);
+    // the last result was of other checkpoints and goes.
+    (quantized ? m_output : m_source)->setText(path);
+    clearResult();
+}
+
+void CompareView::clearResult()
+{
+    m_model->resetData(nullptr);
+    m_plot->setReport(nullptr);
+    m_status->setToolTip(QString());
+    m_status->setText(tr("Pick a BF16 source and a quantized output of it."));
 }
 
 QString CompareView::sourcePath() const
@@ -188,9 +203,7 @@ void CompareView::onFinished(const Outcome& outcome)
     m_run->setEnabled(true);
     if (!outcome.report) {
         // No table of an older pair, nor of a pair that is not source and quantization, stays behind.
-        m_model->resetData(nullptr);
-        m_plot->setReport(nullptr);
-        m_status->setToolTip(QString());
+        clearResult();
         m_status->setText(tr("Cannot compare: %1").arg(outcome.error));
         Q_EMIT finished();
         return;

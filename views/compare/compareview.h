@@ -28,9 +28,11 @@ class CompareView : public QWidget
     explicit CompareView(QWidget* parent = nullptr);
 
     void setPaths(const QString& source, const QString& output);
-    /// @brief Puts @p path in the output field when @p quantized, else in the source field, unless that
-    /// field holds a path already (the draft just opened, offered without overwriting the user's choice).
+    /// @brief The draft just opened: @p path goes in the output field when @p quantized, else in the source
+    /// field, unless either holds it already; the last result goes (it was of other checkpoints).
     void suggestPath(const QString& path, bool quantized);
+    /// @brief No result: the table, the plot and the summary of the last comparison go.
+    void clearResult();
     QString sourcePath() const;
     QString outputPath() const;
     /// @brief Starts comparing the two paths (validated first: both must exist).

@@ -245,7 +245,24 @@ QString ExportDialog::defaultOutput(const QString& sourceFolder, const QString& 
     if (sourceFolder.isEmpty()) {
         return {};
     }
-    const QString base = QDir::cleanPath(sourceFolder) + QLatin1Char('-') + schemeTag;
+    // Beside the source, unless that is a Hugging Face cache snapshot (an export there lands among the
+    // cache's blobs and goes with the next cache clean-up) or a folder the user cannot write: then in home.
+    const QFileInfo source(QDir::cleanPath(sourceFolder));
+    const QFileInfo parent(source.absolutePath());
+    const bool inHfCache = source.absoluteFilePath().contains(QStringLiteral("/snapshots/")) &&
+                           source.absoluteFilePath().contains(QStringLiteral("/models--"));
+    const QString folder = inHfCache || !parent.isWritable() ? QDir::homePath() : parent.absoluteFilePath();
+    // A snapshot's folder is its commit hash: name the export after the model instead.
+    QString name = source.fileName();
+    if (inHfCache) {
+        const auto parts = source.absoluteFilePath().split(QLatin1Char('/'));
+        for (const auto& part : parts) {
+            if (part.startsWith(QStringLiteral("models--"))) {
+                name = part.mid(8).section(QStringLiteral("--"), -1);
+            }
+        }
+    }
+    const QString base = QDir(folder).filePath(name) + QLatin1Char('-') + schemeTag;
     QString candidate = base;
     for (int i = 2; QFileInfo::exists(candidate); ++i) {
         candidate = base + QLatin1Char('-') + QString::number(i);

@@ -37,7 +37,8 @@ class ExportDialog : public QDialog
     ~ExportDialog() override;
 
     /// @brief `<source>-w4a16` (`-w8a16` for 8 bits) beside the source folder, with -2, -3… when that
-    /// exists.
+    /// exists; in the home folder, named after the model, when the source is a Hugging Face cache snapshot
+    /// or its folder cannot be written.
     static QString defaultOutput(const QString& sourceFolder,
                                  const QString& schemeTag = QStringLiteral("w4a16"));
     /// @brief The output-name tag of a plan: its one scheme in lower case ("w8a16", "nvfp4a16",

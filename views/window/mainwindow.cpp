@@ -634,6 +634,9 @@ void MainWindow::showExportDialog()
     connect(dialog, &ExportDialog::exportFinished, this, [this](const ExportOutcome& outcome) {
         if (outcome.status == ExportOutcome::Status::Succeeded) {
             statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(outcome.output)), 8000);
+            // The next check of an export is a comparison with its source: both are filled in.
+            m_compareView->setPaths(m_currentPath, outcome.output);
+            m_compareView->clearResult();
         }
     });
     dialog->show();
