@@ -215,7 +215,7 @@ BenchReport buildBenchReport(std::vector<BenchRecord> records, const BenchReport
         lens.insert(r.promptLen);
     }
 
-    if (options.baselineArm &&
+    if (options.baselineArm && !armsSeen.empty() &&
         std::find(armsSeen.begin(), armsSeen.end(), *options.baselineArm) == armsSeen.end()) {
         std::string list;
         for (const auto& a : armsSeen) {

@@ -197,8 +197,7 @@ std::string promptUnknownNote()
 {
     return "the capture does not say where its prompts end: the target's tokens are recomputed at every "
            "position and the prompts' positions count as anchors too, so the rates are not those of "
-           "generated "
-           "text";
+           "generated text";
 }
 
 CaptureReview reviewCapture(const AcceptanceJob& job, const ProgressFn& progress)
