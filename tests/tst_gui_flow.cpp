@@ -36,6 +36,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <map>
 
 using namespace spark;
 using namespace spark::test;
@@ -160,13 +161,22 @@ class TestGuiFlow : public QObject
         QCOMPARE(window.tensorErrorSection()->weightPlot()->barCount(), 64);
         QCOMPARE(window.tensorErrorSection()->errorPlot()->barCount(), 64);
 
-        // Changing the analysis scheme runs nothing and leaves the plan alone; F5 measures the new scheme,
-        // and switching back shows the first scheme's results again without re-running.
+        // The toolbar's scheme is the plan's default scheme: changing it is an undoable plan edit that runs
+        // nothing (the Plan tab's Default scheme follows); F5 measures every module under the scheme the plan
+        // gives it; undo brings the default back, and its results without re-running.
         const auto resultsW4 = analysis->resultCount();
         controls->schemeBox()->setCurrentIndex(controls->schemeBox()->findData(QStringLiteral("W8A16")));
         QVERIFY(!analysis->isRunning());
         QCOMPARE(analysis->resultCount(), 0);
-        QCOMPARE(schemeText(*window.currentPlan()->defaultScheme), QStringLiteral("W4A16"));
+        QCOMPARE(window.planController()->edits().defaultScheme, QStringLiteral("W8A16"));
+        QCOMPARE(plan->defaultSchemeBox()->currentData().toString(), QStringLiteral("W8A16"));
+        window.planController()->recomputeNow();
+        QCOMPARE(schemeText(*window.currentPlan()->defaultScheme), QStringLiteral("W8A16"));
+        std::map<std::string, const WeightScheme*> planned; // weight tensor -> the plan's scheme
+        for (const auto* m : window.currentPlan()->quantizedModules()) {
+            QCOMPARE(schemeText(*m->scheme), QStringLiteral("W8A16")); // the demo plan has no scheme rules
+            planned[m->weightTensor] = m->scheme;
+        }
         finished.clear();
         streamed.clear();
         analyze->trigger();
@@ -174,7 +184,13 @@ class TestGuiFlow : public QObject
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.front().front().toBool(), false);
         QCOMPARE(analysis->resultCount(), resultsW4);
-        controls->schemeBox()->setCurrentIndex(controls->schemeBox()->findData(QStringLiteral("W4A16")));
+        for (const auto& [tensor, scheme] : planned) {
+            const auto* result = analysis->result(QString::fromStdString(tensor));
+            QVERIFY2(result && result->scheme == scheme, tensor.c_str());
+        }
+        window.planController()->undoStack()->undo();
+        QCOMPARE(window.planController()->edits().defaultScheme, QStringLiteral("W4A16"));
+        QCOMPARE(controls->schemeBox()->currentData().toString(), QStringLiteral("W4A16"));
         QVERIFY(!analysis->isRunning());
         QCOMPARE(analysis->resultCount(), resultsW4);
 

@@ -89,7 +89,8 @@ void AnalysisController::analyze(std::shared_ptr<const QuantBackend> backend)
     const QString name = schemeText(*m_scheme);
     Q_EMIT statusMessage(options.tensorSchemes.empty()
                              ? tr("Analyzing %n tensor(s) with %1…", nullptr, m_expected).arg(name)
-                             : tr("Analyzing %n tensor(s): planned modules as planned, the others with %1…",
+                             : tr("Analyzing %n tensor(s), each module under the scheme the plan gives it "
+                                  "(kept ones under the default %1)…",
                                   nullptr, m_expected)
                                    .arg(name),
                          0);

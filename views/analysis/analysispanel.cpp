@@ -19,8 +19,9 @@ AnalysisPanel::AnalysisPanel(AnalysisController* controller, QWidget* parent)
 {
     m_scheme = new QComboBox(this);
     m_scheme->setObjectName(QStringLiteral("schemeBox"));
+    // The plan's default scheme, the same list as the Plan tab's (the window keeps the two one choice).
     for (const auto& s : weightSchemes()) {
-        if (s.quantizes() && s.product) {
+        if (s.family == SchemeFamily::IntSymmetric && s.product) {
             m_scheme->addItem(schemeText(s), schemeText(s));
             m_scheme->setItemData(
                 m_scheme->count() - 1,
@@ -29,8 +30,10 @@ AnalysisPanel::AnalysisPanel(AnalysisController* controller, QWidget* parent)
         }
     }
     m_scheme->setToolTip(
-        tr("The scheme to measure every weight under (F5 runs it). Results of each scheme are "
-           "kept: switching back shows them again. The plan's schemes are set on the Plan tab."));
+        tr("The plan's default scheme (the Plan tab's Default scheme): what its targets get where no "
+           "rule says otherwise; changing it is a plan edit (Ctrl+Z undoes it). F5 measures every module "
+           "under the scheme the plan gives it, kept modules under this one. Results of each default are "
+           "kept: switching back shows them again."));
     m_backend = new QComboBox(this);
     m_backend->setObjectName(QStringLiteral("backendBox"));
     m_backend->addItem(tr("CPU"), QStringLiteral("cpu"));

@@ -373,9 +373,17 @@ void MainWindow::createAnalysisAndPlan()
     m_tensorsView->setAnalysisScheme(&m_analysisController->scheme());
     // F5 measures each planned module under its plan, so that a mixed plan's errors are all measured.
     m_analysisController->setPlanSource([this] { return m_planController->plan(); });
-    connect(m_analysisController, &AnalysisController::schemeChanged, this, [this] {
+    connect(m_analysisController, &AnalysisController::schemeChanged, this, [this](const QString& name) {
         m_planTab->moduleModel()->setAnalysisScheme(&m_analysisController->scheme());
         m_tensorsView->setAnalysisScheme(&m_analysisController->scheme());
+        m_planController->setDefaultScheme(name); // an undoable plan edit; none when it is already so
+    });
+    // The toolbar's scheme is the plan's default scheme: one choice, whichever control, undo or plan file
+    // changes it (two pickers that meant different things read as one).
+    connect(m_planController, &PlanController::editsChanged, this, [this] {
+        if (const auto* scheme = findWeightScheme(m_planController->edits().defaultScheme.toStdString())) {
+            m_analysisController->setScheme(*scheme);
+        }
     });
     // Re-running analyze clears the Document's analysis, decisions included: the plan writes them again.
     connect(m_analysisController, &AnalysisController::analysisCleared, m_planController,
