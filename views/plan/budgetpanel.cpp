@@ -434,13 +434,16 @@ void BudgetPanel::rebuildAllocator()
         // Each preset of this architecture as the user's options would plan it; presets that change which
         // units exist (a patched vLLM's q/k/v) are not on this sweep and are left out.
         const auto infos = snapshot->checkpoint->tensorInfos();
+        const auto architecture = detectArchitecture(snapshot->checkpoint->config());
         for (const auto& preset : presets()) {
+            // A preset written for another architecture names modules this draft lacks: no reference.
+            if (!presetSuits(preset, architecture)) {
+                continue;
+            }
             auto options = m_sweep->plan;
             options.preset = preset.name;
-            const auto plan = makePlan(snapshot->checkpoint->config(), infos, options);
-            // A preset written for another architecture names modules this draft lacks: no reference.
             const auto point =
-                presetSuits(preset, plan.architecture) ? m_allocator->evaluate(plan) : std::nullopt;
+                m_allocator->evaluate(makePlan(snapshot->checkpoint->config(), infos, options));
             if (!point) {
                 continue;
             }
